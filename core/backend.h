@@ -1,0 +1,83 @@
+/*
+ * backend.h - the interface between the evaluator and the hardware.
+ *
+ * A backend compiles generated source to a binary, and runs binaries on
+ * buffers it owns. Compilation happens in a pool of worker processes
+ * (compile_pool.h); execution happens in an isolated runner process
+ * (runner.h) that owns the backend context, so a kernel that faults or hangs
+ * never takes the tuner down. The same ops also run a chosen kernel inside
+ * a user's process (tess_kernel_run).
+ *
+ * Backends register by name; "cpu" is always present, "cuda" when the CUDA
+ * driver and NVRTC can be loaded at run time.
+ */
+#ifndef TESS_BACKEND_H
+#define TESS_BACKEND_H
+
+#include <stddef.h>
+#include "device.h"
+#include "op.h"
+
+/* A compiled kernel: a shared object's path (cpu) or a cubin (cuda). */
+typedef struct tess_blob {
+    void *data;
+    size_t size;
+} tess_blob;
+
+void tess_blob_free(tess_blob *b);
+
+/* Resource data of a loaded kernel (first launch); -1 where unknown. */
+typedef struct tess_kernel_metrics {
+    int registers;             /* per thread */
+    int smem_static;           /* bytes per block */
+    int smem_dynamic;
+    int local_bytes;           /* per thread; > 0 means spills or local arrays */
+    double occupancy;          /* active warps / max warps per SM, 0..1 */
+    double power_w;            /* average board power while timing; -1 if unknown */
+} tess_kernel_metrics;
+
+typedef struct tess_backend_ops {
+    const char *name;          /* "cpu" */
+    const char *summary;
+    int default_batch;         /* candidates per batch that keep the compiler busy */
+
+    /* Whether the backend can run here; fills the descriptor (not the
+     * ceilings). Must not leave state that breaks fork(): no GPU context. */
+    tess_status (*probe)(tess_device *dev);
+    /* Compiles one kernel. Runs in a compile worker process. On a compile
+     * error returns TESS_ERR_COMPILE with the compiler's log in *log. */
+    tess_status (*compile)(const tess_device *dev, const tess_kernel_source *src,
+                           tess_blob *bin, char **log);
+
+    /* Execution context, opened in the process that runs kernels. */
+    tess_status (*open)(const tess_device *dev, void **ctx);
+    void (*close)(void *ctx);
+    tess_status (*alloc)(void *ctx, size_t bytes, void **dptr);
+    void (*release)(void *ctx, void *dptr);
+    tess_status (*upload)(void *ctx, void *dptr, const void *host, size_t bytes);
+    tess_status (*download)(void *ctx, void *host, const void *dptr, size_t bytes);
+    tess_status (*load)(void *ctx, const tess_blob *bin, const tess_kernel_source *src,
+                        void **module, tess_kernel_metrics *metrics);
+    void (*unload)(void *ctx, void *module);
+    /* Runs every launch of the kernel once and waits for completion. */
+    tess_status (*run)(void *ctx, void *module, void *const *dbufs, int nbufs);
+    /* Runs the kernel `reps` times and stores each run's time in ms. Run r
+     * uses buffer set r % nsets (rotation defeats warm caches). */
+    tess_status (*time)(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
+                        int nbufs, int reps, double *ms);
+    /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
+    tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
+} tess_backend_ops;
+
+tess_status tess_backend_register(const tess_backend_ops *ops);
+const tess_backend_ops *tess_backend_find(const char *name);
+int tess_backend_count(void);
+const tess_backend_ops *tess_backend_at(int i);
+/* The preferred available backend for an operator (cuda before cpu). */
+tess_status tess_backend_best(const tess_op *op, const tess_backend_ops **ops, tess_device *dev);
+
+/* Directory of the compiled-kernel cache: $TESSERA_CACHE, else
+ * $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; created if missing. */
+tess_status tess_cache_dir(char *buf, size_t len);
+
+#endif
