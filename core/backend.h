@@ -14,6 +14,7 @@
 #ifndef TESS_BACKEND_H
 #define TESS_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "device.h"
 #include "op.h"
@@ -40,6 +41,9 @@ typedef struct tess_backend_ops {
     const char *name;          /* "cpu" */
     const char *summary;
     int default_batch;         /* candidates per batch that keep the compiler busy */
+    /* Timing needs the host's cores (cpu): the evaluator then never compiles
+     * while a candidate is being timed. */
+    bool exclusive_timing;
 
     /* Whether the backend can run here; fills the descriptor (not the
      * ceilings). Must not leave state that breaks fork(): no GPU context. */
@@ -62,9 +66,10 @@ typedef struct tess_backend_ops {
     /* Runs every launch of the kernel once and waits for completion. */
     tess_status (*run)(void *ctx, void *module, void *const *dbufs, int nbufs);
     /* Runs the kernel `reps` times and stores each run's time in ms. Run r
-     * uses buffer set r % nsets (rotation defeats warm caches). */
+     * uses buffer set r % nsets (rotation defeats warm caches). May fill
+     * metrics->power_w from readings taken while timing. */
     tess_status (*time)(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
-                        int nbufs, int reps, double *ms);
+                        int nbufs, int reps, double *ms, tess_kernel_metrics *metrics);
     /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
     tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
 } tess_backend_ops;
@@ -75,6 +80,10 @@ int tess_backend_count(void);
 const tess_backend_ops *tess_backend_at(int i);
 /* The preferred available backend for an operator (cuda before cpu). */
 tess_status tess_backend_best(const tess_op *op, const tess_backend_ops **ops, tess_device *dev);
+
+/* 32 hex digits identifying the concatenation of parts (source, options,
+ * compiler version, architecture), for cache file names. */
+void tess_cache_key(const char *const *parts, int n, char out[33]);
 
 /* Directory of the compiled-kernel cache: $TESSERA_CACHE, else
  * $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; created if missing. */

@@ -21,7 +21,7 @@ tess_status tess_error_context(tess_status st, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, last_message, sizeof old);
-    snprintf(last_message, sizeof last_message, "%s: %s", prefix, old);
+    snprintf(last_message, sizeof last_message, "%s: %.1500s", prefix, old);
     return st;
 }
 

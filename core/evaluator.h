@@ -25,6 +25,7 @@ typedef struct tess_evaluator_ops {
      * when the evaluator itself broke (then some results may be missing). */
     tess_status (*evaluate)(tess_evaluator *ev, const tess_config *configs, int n,
                             tess_result_fn on_result, void *user);
+    /* Frees impl; tess_evaluator_destroy then frees the space and ev. */
     void (*destroy)(tess_evaluator *ev);
 } tess_evaluator_ops;
 

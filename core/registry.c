@@ -1,4 +1,5 @@
 /* registry.c - operators, backends and strategies registered by name. */
+#include <stdio.h>
 #include <string.h>
 #include "backend.h"
 #include "error.h"
@@ -73,4 +74,22 @@ const tess_strategy_ops *tess_strategy_at(int i) { return registry_at(&strategy_
 
 const char *tess_strategy_default_name(void) {
     return tess_strategy_find("agent") ? "agent" : "random";
+}
+
+tess_status tess_backend_best(const tess_op *op, const tess_backend_ops **ops, tess_device *dev) {
+    static const char *const preference[] = {"cuda", "cpu"};
+    char reasons[1024] = "";
+    for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
+        const tess_backend_ops *be = tess_backend_find(preference[i]);
+        if (!be || !tess_op_supports_backend(op, be->name)) continue;
+        if (be->probe(dev) == TESS_OK) {
+            *ops = be;
+            return TESS_OK;
+        }
+        size_t used = strlen(reasons);
+        snprintf(reasons + used, sizeof reasons - used, "%s%s: %s", used ? "; " : "", be->name,
+                 tess_errmsg());
+    }
+    return tess_error(TESS_ERR_UNAVAILABLE, "no backend can run %s here (%s)", op->name,
+                      reasons[0] ? reasons : "none registered");
 }

@@ -28,6 +28,9 @@ typedef struct tess_strategy_ops {
     /* Writes up to max legal configs never proposed before. *n == 0 means the
      * strategy has nothing left to propose (the space is exhausted). */
     tess_status (*propose)(void *state, tess_config *out, int max, int *n);
+    /* A measured config. The tuning loop also reports configs the strategy
+     * did not propose (the template's default, warm starts), before or
+     * between batches: they count as known and must not be proposed again. */
     tess_status (*observe)(void *state, const tess_config *c, tess_outcome status, double time_ms);
     void (*destroy)(void *state);
 } tess_strategy_ops;

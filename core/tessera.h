@@ -85,8 +85,8 @@ typedef struct tess_tune_report {
     double ceiling_gbps, ceiling_gflops;  /* the device's calibrated ceilings (0 if not calibrated) */
     int evaluations;
     int status_counts[6];    /* indexed by tess_outcome */
-    char stop_reason[64];
-    char device[160];        /* device key */
+    char stop_reason[96];
+    char device[256];        /* device key */
 } tess_tune_report;
 
 /* Tunes op on the given shape and dtype ("f32", "f64", ...) on a backend

@@ -1,4 +1,6 @@
 /* types.c - dtype and outcome names, the monotonic clock. */
+#include <math.h>
+#include <string.h>
 #include <strings.h>
 #include <time.h>
 #include "error.h"
@@ -65,4 +67,84 @@ double tess_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* IEEE half precision <-> float, round to nearest even. */
+static float half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f)
+        bits = sign | 0x7f800000u | (man << 13);
+    else if (exp != 0)
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    else if (man == 0)
+        bits = sign;
+    else {   /* subnormal half: normalize */
+        int e = -1;
+        do {
+            e++;
+            man <<= 1;
+        } while (!(man & 0x400));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static uint16_t float_to_half(float f) {
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000;
+    int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t man = x & 0x7fffff;
+    if (((x >> 23) & 0xff) == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+    if (exp >= 0x1f) return (uint16_t)(sign | 0x7c00);
+    if (exp <= 0) {
+        if (exp < -10) return (uint16_t)sign;
+        man |= 0x800000;
+        uint32_t shift = (uint32_t)(14 - exp);
+        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1))) half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = sign | ((uint32_t)exp << 10) | (man >> 13), rem = man & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) half++;
+    return (uint16_t)half;
+}
+
+double tess_dtype_load(const void *base, tess_dtype t, int64_t i) {
+    switch (t) {
+    case TESS_F32: return ((const float *)base)[i];
+    case TESS_F64: return ((const double *)base)[i];
+    case TESS_I32: return ((const int32_t *)base)[i];
+    case TESS_F16: return half_to_float(((const uint16_t *)base)[i]);
+    case TESS_BF16: {
+        uint32_t bits = (uint32_t)((const uint16_t *)base)[i] << 16;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        return f;
+    }
+    default: return NAN;
+    }
+}
+
+void tess_dtype_store(void *base, tess_dtype t, int64_t i, double v) {
+    switch (t) {
+    case TESS_F32: ((float *)base)[i] = (float)v; break;
+    case TESS_F64: ((double *)base)[i] = v; break;
+    case TESS_I32: ((int32_t *)base)[i] = (int32_t)lrint(v); break;
+    case TESS_F16: ((uint16_t *)base)[i] = float_to_half((float)v); break;
+    case TESS_BF16: {
+        float f = (float)v;
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        if ((bits & 0x7fffffff) > 0x7f800000)
+            bits = 0x7fc00000 | (bits & 0x80000000);   /* keep NaN a NaN */
+        else
+            bits += 0x7fff + ((bits >> 16) & 1);       /* round to nearest even */
+        ((uint16_t *)base)[i] = (uint16_t)(bits >> 16);
+        break;
+    }
+    default: break;
+    }
 }

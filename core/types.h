@@ -35,6 +35,11 @@ typedef enum tess_outcome {
 const char *tess_outcome_name(tess_outcome o);       /* "ok", "compile_error", ... */
 tess_status tess_outcome_parse(const char *text, tess_outcome *out);
 
+/* Element i of an array of dtype t, as a double (f16/bf16 converted). */
+double tess_dtype_load(const void *base, tess_dtype t, int64_t i);
+/* Stores v (rounded to nearest) as element i of an array of dtype t. */
+void tess_dtype_store(void *base, tess_dtype t, int64_t i, double v);
+
 /* Seconds since an arbitrary point, monotonic. */
 double tess_now(void);
 

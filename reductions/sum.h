@@ -15,4 +15,7 @@ tess_status tess_sum_cpu_emit(const tess_task *t, const tess_device *dev, const 
 tess_status tess_sum_cuda_space(const tess_task *t, const tess_device *dev, tess_space **out);
 tess_status tess_sum_cuda_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
                                const tess_config *c, tess_kernel_source *out);
+/* The operator table (registered by tess_register_builtin). */
+extern const tess_op tess_op_sum;
+
 #endif

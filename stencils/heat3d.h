@@ -16,4 +16,7 @@ tess_status tess_heat3d_cpu_emit(const tess_task *t, const tess_device *dev, con
 tess_status tess_heat3d_cuda_space(const tess_task *t, const tess_device *dev, tess_space **out);
 tess_status tess_heat3d_cuda_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
                                   const tess_config *c, tess_kernel_source *out);
+/* The operator table (registered by tess_register_builtin). */
+extern const tess_op tess_op_heat3d;
+
 #endif

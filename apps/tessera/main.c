@@ -1,1 +1,51 @@
-int main(void) { return 0; }
+/* main.c - the tessera command-line tool: a table of subcommands. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"tune", cmd_tune, "tune an operator on a shape and record every result"},
+    {"show", cmd_show, "print the best (or a given) config and its generated source"},
+    {"ops", cmd_ops, "list the operators"},
+    {"strategies", cmd_strategies, "list the search strategies"},
+    {"devices", cmd_devices, "list the backends' devices and their calibrated ceilings"},
+    {"calibrate", cmd_calibrate, "measure and store a device's copy bandwidth and FMA rate"},
+    {"db", cmd_db, "export, import or list the records database"},
+    {"bench", tess_cmd_bench, "benchmarks of tessera itself (bench search: strategies on recorded spaces)"},
+};
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tessera COMMAND [options]   (tessera COMMAND --help for its options)\n\n"
+            "tessera auto-tunes tiled kernels: it generates, compiles, verifies and times\n"
+            "candidate configs on the real hardware and keeps every result in a records\n"
+            "database ($TESSERA_DB, or --db).\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nexit status: 0 success, 1 failure, 2 usage error\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tessera %s\n", TESSERA_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "tessera: error: unknown command '%s' (see tessera --help)\n", argv[1]);
+    return EXIT_USAGE;
+}

@@ -1,0 +1,49 @@
+/* cli.h - shared pieces of the tessera command-line tool. */
+#ifndef TESS_CLI_H
+#define TESS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "core/tessera.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+/* Prints "tessera: error: <message>" and returns the exit code for st. */
+int cli_fail(const char *what);
+int cli_fail_status(tess_status st);
+/* Prints a usage error with a hint to --help and returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Parses a positive integer option value; false (after printing) if malformed. */
+bool cli_parse_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
+bool cli_parse_double(const char *cmd, const char *opt, const char *text, double lo, double *out);
+
+/* Options shared by the commands that name a task. */
+typedef struct cli_task {
+    const char *op;
+    const char *shape_text;     /* NULL: the operator's default shape */
+    const char *dtype;
+    const char *backend;        /* NULL: the best present */
+    const char *db;             /* NULL: $TESSERA_DB or the default path */
+    char shape_buf[128];        /* the parsed shape, normalized */
+    int64_t shape[4];
+    int ndim;
+} cli_task;
+
+/* Fills the shape from shape_text or the operator's default (after the
+ * built-ins are registered) and points shape_text at its normalized text;
+ * returns an exit code (0 = fine). */
+int cli_task_shape(const char *cmd, cli_task *t);
+
+/* Writes a config "a=1,b=zy" as a JSON object's members: "a": 1, "b": "zy". */
+void cli_print_config_json(const char *config);
+
+int cmd_tune(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_ops(int argc, char **argv);
+int cmd_strategies(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_db(int argc, char **argv);
+int tess_cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,254 @@
+/* cmd_bench.c - `tessera bench search`: search efficiency of the strategies
+ * on recorded spaces, beside the exact expectation of random sampling. */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/strategy.h"
+#include "search/bench.h"
+#include "search/search.h"
+
+int tess_cmd_bench(int argc, char **argv);
+
+#define MAX_STRATEGIES 32
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: tessera bench search SPACE... [--strategies a,b,...] [--budget N] [--repeats R]\n"
+            "                            [--batch B] [--seed K] [--json] [--plot out.svg]\n"
+            "\n"
+            "Runs each strategy R times (seeds K, K+1, ...) on each recorded space (Kernel Tuner\n"
+            "cache file, T4 results file or tessera record export; gzip or plain) and reports the\n"
+            "median evaluations to get within 5%% and 1%% of the space's optimum, the mean\n"
+            "optimum/best-found ratio at 20, 50, 100 and 200 evaluations, and the exact expectation\n"
+            "of uniform random sampling without replacement, (N+1)/(K+1).\n"
+            "\n"
+            "  --strategies LIST  comma-separated strategy names (default: all but exhaustive)\n"
+            "  --budget N         evaluations per run (default 200)\n"
+            "  --repeats R        runs per strategy and space (default 20)\n"
+            "  --batch B          configs per proposal (default 8)\n"
+            "  --seed K           first seed (default 1)\n"
+            "  --json             print a JSON list instead of tables\n"
+            "  --plot FILE.svg    convergence curves (one file per space: FILE-<space>.svg when\n"
+            "                     several spaces are given)\n");
+}
+
+static bool parse_int(const char *text, int lo, int *out) {
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < lo || v > 1000000) return false;
+    *out = (int)v;
+    return true;
+}
+
+/* Splits the comma-separated list into strategies; reports unknown names. */
+static int pick_strategies(const char *list, const tess_strategy_ops **out) {
+    int n = 0;
+    if (!list) {
+        for (int i = 0; i < tess_strategy_count() && n < MAX_STRATEGIES; i++)
+            if (strcmp(tess_strategy_at(i)->name, "exhaustive") != 0) out[n++] = tess_strategy_at(i);
+        return n;
+    }
+    char *copy = strdup(list);
+    if (!copy) return -1;
+    for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const tess_strategy_ops *ops = tess_strategy_find(name);
+        if (!ops) {
+            fprintf(stderr, "tessera bench: unknown strategy '%s' (known:", name);
+            for (int i = 0; i < tess_strategy_count(); i++) fprintf(stderr, " %s", tess_strategy_at(i)->name);
+            fprintf(stderr, ")\n");
+            free(copy);
+            return -1;
+        }
+        if (n < MAX_STRATEGIES) out[n++] = ops;
+    }
+    free(copy);
+    return n;
+}
+
+static void format_evals(double v, int budget, char *buf, size_t len) {
+    if (isfinite(v)) snprintf(buf, len, "%.1f", v);
+    else snprintf(buf, len, ">%d", budget);
+}
+
+static void print_space_header(const tess_bench_space *bs, const tess_bench_options *o) {
+    printf("\n%s: %zu configs (%zu ok), optimum %.4g ms, %zu within 5%%, %zu within 1%%\n", bs->name,
+           bs->n, bs->nok, bs->best_ms, bs->within_5pct, bs->within_1pct);
+    printf("random sampling expects %.1f evaluations to 5%%, %.1f to 1%%; %d runs of %d evaluations\n",
+           tess_bench_random_expectation(bs->n, bs->within_5pct),
+           tess_bench_random_expectation(bs->n, bs->within_1pct), o->repeats, o->budget);
+    printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %10s\n", "strategy", "to 5%", "to 1%", "vs rnd",
+           "@20", "@50", "@100", "@200", "max ms");
+}
+
+static void print_row(const tess_bench_result *r) {
+    char e5[32], e1[32], ratio[32], at[TESS_BENCH_NBUDGETS][16];
+    format_evals(r->evals_to_5pct_median, r->budget, e5, sizeof e5);
+    format_evals(r->evals_to_1pct_median, r->budget, e1, sizeof e1);
+    if (isfinite(r->evals_to_5pct_median))
+        snprintf(ratio, sizeof ratio, "%.2f", r->evals_to_5pct_median / r->random_expected_5pct);
+    else
+        snprintf(ratio, sizeof ratio, "-");
+    for (int b = 0; b < TESS_BENCH_NBUDGETS; b++) {
+        if (isnan(r->score_at[b])) snprintf(at[b], sizeof at[b], "-");
+        else snprintf(at[b], sizeof at[b], "%.3f", r->score_at[b]);
+    }
+    printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %10.2f\n", r->strategy, e5, e1, ratio, at[0], at[1],
+           at[2], at[3], r->propose_ms_max);
+    fflush(stdout);
+}
+
+static json_t *result_json(const tess_bench_result *r, const tess_bench_space *bs) {
+    json_t *score = json_object();
+    for (int b = 0; b < TESS_BENCH_NBUDGETS; b++) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", tess_bench_budgets[b]);
+        json_object_set_new(score, key, isnan(r->score_at[b]) ? json_null() : json_real(r->score_at[b]));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "space", json_string(r->space));
+    json_object_set_new(o, "strategy", json_string(r->strategy));
+    json_object_set_new(o, "configs", json_integer((json_int_t)bs->n));
+    json_object_set_new(o, "optimum_ms", json_real(bs->best_ms));
+    json_object_set_new(o, "runs", json_integer(r->runs));
+    json_object_set_new(o, "budget", json_integer(r->budget));
+    /* a median past the budget is null: most runs never got there */
+    json_object_set_new(o, "evals_to_5pct_median",
+                        isfinite(r->evals_to_5pct_median) ? json_real(r->evals_to_5pct_median) : json_null());
+    json_object_set_new(o, "evals_to_1pct_median",
+                        isfinite(r->evals_to_1pct_median) ? json_real(r->evals_to_1pct_median) : json_null());
+    json_object_set_new(o, "reached_5pct", json_integer(r->reached_5pct));
+    json_object_set_new(o, "reached_1pct", json_integer(r->reached_1pct));
+    json_object_set_new(o, "random_expected_5pct", json_real(r->random_expected_5pct));
+    json_object_set_new(o, "random_expected_1pct", json_real(r->random_expected_1pct));
+    json_object_set_new(o, "score_at", score);
+    json_object_set_new(o, "propose_ms_max", json_real(r->propose_ms_max));
+    return o;
+}
+
+static int plot_space(const char *plot, int nspaces, const tess_bench_space *bs,
+                      const tess_bench_result *results, int n) {
+    char path[1024], title[256];
+    if (nspaces == 1) {
+        snprintf(path, sizeof path, "%s", plot);
+    } else {
+        const char *dot = strrchr(plot, '.');
+        int stem = dot ? (int)(dot - plot) : (int)strlen(plot);
+        snprintf(path, sizeof path, "%.*s-%s%s", stem, plot, bs->name, dot ? dot : ".svg");
+    }
+    snprintf(title, sizeof title, "%s: %zu configs, mean optimum/best over %d runs", bs->name, bs->n,
+             results[0].runs);
+    if (tess_bench_write_svg(path, title, results, n) != TESS_OK) {
+        fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
+        return 1;
+    }
+    return 0;
+}
+
+static int bench_search(int argc, char **argv) {
+    tess_bench_options o = tess_bench_options_default();
+    const char *list = NULL, *plot = NULL;
+    bool json = false;
+    const char *spaces[64];
+    int nspaces = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            json = true;
+        } else if (strcmp(a, "--strategies") == 0 && has_value) {
+            list = argv[++i];
+        } else if (strcmp(a, "--plot") == 0 && has_value) {
+            plot = argv[++i];
+        } else if (strcmp(a, "--budget") == 0 && has_value) {
+            if (!parse_int(argv[++i], 1, &o.budget)) goto bad_value;
+        } else if (strcmp(a, "--repeats") == 0 && has_value) {
+            if (!parse_int(argv[++i], 1, &o.repeats)) goto bad_value;
+        } else if (strcmp(a, "--batch") == 0 && has_value) {
+            if (!parse_int(argv[++i], 1, &o.batch)) goto bad_value;
+        } else if (strcmp(a, "--seed") == 0 && has_value) {
+            int seed;
+            if (!parse_int(argv[++i], 0, &seed)) goto bad_value;
+            o.seed = (uint64_t)seed;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "tessera bench search: unknown option or missing value: %s\n", a);
+            usage(stderr);
+            return 2;
+        } else if (nspaces < 64) {
+            spaces[nspaces++] = a;
+        }
+        continue;
+    bad_value:
+        fprintf(stderr, "tessera bench search: bad value '%s' for %s\n", argv[i], a);
+        return 2;
+    }
+    if (nspaces == 0) {
+        fprintf(stderr, "tessera bench search: no space given\n");
+        usage(stderr);
+        return 2;
+    }
+    const tess_strategy_ops *strategies[MAX_STRATEGIES];
+    int nstrategies = pick_strategies(list, strategies);
+    if (nstrategies < 0) return 2;
+    if (nstrategies == 0) {
+        fprintf(stderr, "tessera bench search: no strategy to run\n");
+        return 2;
+    }
+
+    int rc = 0;
+    json_t *all = json ? json_array() : NULL;
+    for (int s = 0; s < nspaces && rc == 0; s++) {
+        tess_bench_space bs;
+        if (tess_bench_space_open(spaces[s], &bs) != TESS_OK) {
+            fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
+            rc = 1;
+            break;
+        }
+        if (!json) print_space_header(&bs, &o);
+        tess_bench_result results[MAX_STRATEGIES];
+        int done = 0;
+        for (int k = 0; k < nstrategies; k++) {
+            if (tess_bench_strategy(strategies[k], &bs, &o, &results[done]) != TESS_OK) {
+                fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
+                rc = 1;
+                break;
+            }
+            if (json) json_array_append_new(all, result_json(&results[done], &bs));
+            else print_row(&results[done]);
+            done++;
+        }
+        if (rc == 0 && plot) rc = plot_space(plot, nspaces, &bs, results, done);
+        for (int k = 0; k < done; k++) tess_bench_result_free(&results[k]);
+        tess_bench_space_close(&bs);
+    }
+    if (json) {
+        if (rc == 0) {
+            char *text = json_dumps(all, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+            if (text) puts(text);
+            free(text);
+        }
+        json_decref(all);
+    }
+    return rc;
+}
+
+int tess_cmd_bench(int argc, char **argv) {
+    if (tess_search_register_builtin() != TESS_OK) {
+        fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
+        return 1;
+    }
+    /* argv[0] is "bench" */
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "search") != 0) {
+        fprintf(stderr, "tessera bench: unknown benchmark '%s' (known: search)\n", argv[1]);
+        return 2;
+    }
+    return bench_search(argc - 2, argv + 2);
+}

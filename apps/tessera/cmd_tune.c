@@ -1,0 +1,175 @@
+/* cmd_tune.c - `tessera tune OP`: tune, record, print a table or JSON. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "core/records.h"
+#include "core/strategy.h"
+#include "core/types.h"
+#include "transfer/session.h"
+
+static void help(void) {
+    printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64] [--backend cpu|cuda]\n"
+           "                       [--strategy NAME] [--budget N] [--seconds S] [--window W]\n"
+           "                       [--batch N] [--seed K] [--db PATH] [--json]\n\n"
+           "Tunes operator OP on a shape: each candidate config is generated, compiled,\n"
+           "verified against the reference and timed; every result is committed to the\n"
+           "records database as it arrives. The template's default config is measured\n"
+           "first, so the speedup printed refers to the same run.\n\n"
+           "  --shape      extents, slowest first (default: the operator's default shape)\n"
+           "  --dtype      element type (default f32)\n"
+           "  --backend    cpu or cuda (default: the best present)\n"
+           "  --strategy   search strategy (default: %s; see tessera strategies)\n"
+           "  --budget     evaluations (default 30 unless --seconds or --window is given)\n"
+           "  --seconds    wall-clock limit\n"
+           "  --window     stop after W evaluations without a 1%% improvement\n"
+           "  --batch      candidates compiled per batch (default: the backend's)\n"
+           "  --seed       seed of the search and of the input data (default 1)\n"
+           "  --db         records database (default $TESSERA_DB or\n"
+           "               $XDG_DATA_HOME/tessera/records.db)\n"
+           "  --json       print one JSON object instead of the table\n",
+           "the default strategy");
+}
+
+/* A progress line on a terminal, nothing otherwise. */
+static void progress(int done, int budget, double best_ms, double elapsed_s, void *user) {
+    (void)user;
+    char left[32] = "";
+    if (budget > 0) snprintf(left, sizeof left, ", %d left", budget - done);
+    fprintf(stderr, "\r  [%d evaluated%s] best %s%.4g ms, %.1f s elapsed   ", done, left,
+            isfinite(best_ms) ? "" : "none ", isfinite(best_ms) ? best_ms : 0.0, elapsed_s);
+    fflush(stderr);
+}
+
+static void print_json(const cli_task *t, const char *strategy, const tess_tune_report *r,
+                       const char *db_path) {
+    static const char *const names[] = {"ok", "compile_error", "runtime_error", "wrong_result",
+                                        "timeout", "invalid"};
+    double fraction = r->ceiling_gbps > 0 ? r->best_gbps / r->ceiling_gbps : 0;
+    printf("{\"op\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"device\": \"%s\", "
+           "\"strategy\": \"%s\", \"db\": \"%s\",\n",
+           t->op, t->shape_text, t->dtype ? t->dtype : "f32", r->device, strategy, db_path);
+    if (isfinite(r->best_ms)) {
+        printf(" \"best\": {\"config\": {");
+        cli_print_config_json(r->best_config);
+        printf("}, \"config_text\": \"%s\", \"time_ms\": %.6g, \"gbps\": %.6g, \"gflops\": %.6g},\n",
+               r->best_config, r->best_ms, r->best_gbps, r->best_gflops);
+    } else {
+        printf(" \"best\": null,\n");
+    }
+    printf(" \"ceiling_gbps\": %.6g, \"ceiling_gflops\": %.6g, \"fraction_of_ceiling\": %.4f,\n",
+           r->ceiling_gbps, r->ceiling_gflops, fraction);
+    printf(" \"default_ms\": %.6g, \"speedup_over_default\": %.4f,\n", r->default_ms,
+           r->default_ms > 0 && isfinite(r->best_ms) ? r->default_ms / r->best_ms : 0);
+    printf(" \"evaluations\": %d, \"statuses\": {", r->evaluations);
+    for (int i = 0; i < 6; i++) printf("%s\"%s\": %d", i ? ", " : "", names[i], r->status_counts[i]);
+    printf("}, \"stop_reason\": \"%s\"}\n", r->stop_reason);
+}
+
+static void print_table(const cli_task *t, const char *strategy, const tess_tune_report *r,
+                        const char *db_path) {
+    static const char *const names[] = {"ok", "compile_error", "runtime_error", "wrong_result",
+                                        "timeout", "invalid"};
+    printf("tessera tune %s %s %s\n", t->op, t->dtype ? t->dtype : "f32", t->shape_text);
+    printf("  device        %s\n", r->device);
+    printf("  search        %s, %d evaluations (", strategy, r->evaluations);
+    bool first = true;
+    for (int i = 0; i < 6; i++)
+        if (r->status_counts[i]) {
+            printf("%s%d %s", first ? "" : ", ", r->status_counts[i], names[i]);
+            first = false;
+        }
+    printf("); %s\n", r->stop_reason);
+    printf("  records       %s\n", db_path);
+    if (!isfinite(r->best_ms)) {
+        printf("  no candidate ran correctly\n");
+        return;
+    }
+    printf("  best config   %s\n", r->best_config);
+    printf("  time          %.4g ms (median)\n", r->best_ms);
+    printf("  achieved      %.2f GB/s, %.2f GFLOP/s\n", r->best_gbps, r->best_gflops);
+    if (r->ceiling_gbps > 0)
+        printf("  ceiling       %.2f GB/s copy bandwidth (calibrated): %.1f%% of it\n", r->ceiling_gbps,
+               100.0 * r->best_gbps / r->ceiling_gbps);
+    if (r->default_ms > 0)
+        printf("  default       %.4g ms: tuned is %.2fx faster\n", r->default_ms, r->default_ms / r->best_ms);
+}
+
+int cmd_tune(int argc, char **argv) {
+    static const struct option options[] = {
+        {"shape", required_argument, 0, 's'},   {"dtype", required_argument, 0, 't'},
+        {"backend", required_argument, 0, 'b'}, {"strategy", required_argument, 0, 'S'},
+        {"budget", required_argument, 0, 'n'},  {"seconds", required_argument, 0, 'T'},
+        {"window", required_argument, 0, 'w'},  {"batch", required_argument, 0, 'B'},
+        {"seed", required_argument, 0, 'k'},    {"db", required_argument, 0, 'd'},
+        {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    cli_task t = {0};
+    tess_tune_options opt = tess_tune_options_default();
+    opt.budget = 0;
+    bool json = false;
+    long v;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (c) {
+        case 's': t.shape_text = optarg; break;
+        case 't': t.dtype = optarg; break;
+        case 'b': t.backend = optarg; break;
+        case 'S': opt.strategy = optarg; break;
+        case 'd': t.db = optarg; break;
+        case 'j': json = true; break;
+        case 'n':
+            if (!cli_parse_int("tune", "--budget", optarg, 1, 100000000, &v)) return EXIT_USAGE;
+            opt.budget = (int)v;
+            break;
+        case 'w':
+            if (!cli_parse_int("tune", "--window", optarg, 1, 100000000, &v)) return EXIT_USAGE;
+            opt.window = (int)v;
+            break;
+        case 'B':
+            if (!cli_parse_int("tune", "--batch", optarg, 1, 4096, &v)) return EXIT_USAGE;
+            opt.batch = (int)v;
+            break;
+        case 'k':
+            if (!cli_parse_int("tune", "--seed", optarg, 0, 2147483647, &v)) return EXIT_USAGE;
+            opt.seed = (uint64_t)v;
+            break;
+        case 'T':
+            if (!cli_parse_double("tune", "--seconds", optarg, 0.001, &opt.seconds)) return EXIT_USAGE;
+            break;
+        case 'h': help(); return EXIT_OK;
+        case ':': return cli_usage_error("tune", "option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("tune", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("tune", optind == argc ? "missing operator" : "expected one operator");
+    t.op = argv[optind];
+    if (opt.budget == 0 && opt.seconds == 0 && opt.window == 0) opt.budget = 30;
+    int rc = cli_task_shape("tune", &t);
+    if (rc) return rc;
+    if (!json && isatty(2)) opt.progress = progress;
+    tess_context *ctx;
+    tess_status st = tess_open(&ctx, t.db);
+    if (st) return cli_fail_status(st);
+    tess_tune_report report;
+    st = tess_tune(ctx, t.op, t.shape, t.ndim, t.dtype, t.backend, &opt, &report);
+    if (opt.progress) fprintf(stderr, "\n");
+    if (st) {
+        tess_close(ctx);
+        return cli_fail_status(st);
+    }
+    char db_path[4096];
+    snprintf(db_path, sizeof db_path, "%s", tess_records_path(tess_context_records(ctx)));
+    const char *strategy = opt.strategy ? opt.strategy : tess_strategy_default_name();
+    if (json)
+        print_json(&t, strategy, &report, db_path);
+    else
+        print_table(&t, strategy, &report, db_path);
+    tess_close(ctx);
+    return isfinite(report.best_ms) ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,38 @@
+/*
+ * compile_pool.h - a pool of worker processes that compile kernels.
+ *
+ * NVRTC serializes inside one process, and a compiler can crash: so each
+ * worker is a forked process calling the backend's compile op. Jobs are
+ * submitted without blocking and collected in completion order; a worker
+ * that dies turns its job into a compile error and is replaced.
+ */
+#ifndef TESS_COMPILE_POOL_H
+#define TESS_COMPILE_POOL_H
+
+#include "backend.h"
+
+typedef struct tess_compile_pool tess_compile_pool;
+
+typedef struct tess_compiled {
+    int tag;                /* as given to submit */
+    tess_status status;     /* TESS_OK, TESS_ERR_COMPILE, ... */
+    tess_blob binary;       /* owned by the caller when status is TESS_OK */
+    char *log;              /* compiler output (malloc'd, may be NULL) */
+    double compile_ms;
+} tess_compiled;
+
+void tess_compiled_free(tess_compiled *c);
+
+/* workers <= 0: one per online core. */
+tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_device *dev,
+                                     int workers, tess_compile_pool **out);
+void tess_compile_pool_destroy(tess_compile_pool *p);
+int tess_compile_pool_workers(const tess_compile_pool *p);
+/* Queues a job (the source is copied). */
+tess_status tess_compile_pool_submit(tess_compile_pool *p, const tess_kernel_source *src, int tag);
+/* Jobs submitted and not yet collected. */
+int tess_compile_pool_pending(const tess_compile_pool *p);
+/* Waits for the next finished job; TESS_ERR_NOTFOUND when none is pending. */
+tess_status tess_compile_pool_next(tess_compile_pool *p, tess_compiled *out);
+
+#endif

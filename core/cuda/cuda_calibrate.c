@@ -1,0 +1,162 @@
+/*
+ * cuda_calibrate.c - the device's ceilings, measured with kernels of our own:
+ * copy bandwidth (a float4 grid-stride copy between two 2 GiB buffers, bytes
+ * read + written over the median time) and the fp32 FMA rate (independent
+ * FMA chains in every thread of a full-occupancy grid).
+ *
+ * Runs in the process that owns the context; compiles its kernels with the
+ * backend's own compile op, so they go through the same cache.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuda_internal.h"
+#include "error.h"
+
+#define CALIBRATE_THREADS 256
+#define COPY_BYTES_MAX ((size_t)2 << 30)   /* per buffer */
+#define COPY_REPS 15
+#define FMA_ITERS 65536
+#define FMA_CHAINS 8                        /* must match the kernel */
+#define FMA_REPS 5
+
+static const char calibrate_source[] =
+    "// Calibration kernels of the cuda backend.\n"
+    "\n"
+    "// Copy: each thread moves 4 float4 per step, 4 independent loads in flight.\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "tess_copy(const float4 *__restrict__ src, float4 *__restrict__ dst, unsigned long long n)\n"
+    "{\n"
+    "    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;\n"
+    "    unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    for (; i + 3 * stride < n; i += 4 * stride) {\n"
+    "        const float4 a = src[i], b = src[i + stride];\n"
+    "        const float4 c = src[i + 2 * stride], d = src[i + 3 * stride];\n"
+    "        dst[i] = a;\n"
+    "        dst[i + stride] = b;\n"
+    "        dst[i + 2 * stride] = c;\n"
+    "        dst[i + 3 * stride] = d;\n"
+    "    }\n"
+    "    for (; i < n; i += stride) dst[i] = src[i];\n"
+    "}\n"
+    "\n"
+    "// FMA rate: 8 independent chains per thread, so latency never limits issue.\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "tess_fma(float *__restrict__ out, int iters)\n"
+    "{\n"
+    "    float a[8];\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < 8; ++k) a[k] = 1e-3f * threadIdx.x + k;\n"
+    "#pragma unroll 16\n"
+    "    for (int i = 0; i < iters; ++i) {\n"
+    "#pragma unroll\n"
+    "        for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], 0.9999999f, 1e-7f);\n"
+    "    }\n"
+    "    float s = 0.0f;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < 8; ++k) s += a[k];\n"
+    "    out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = s;\n"
+    "}\n";
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs fn `reps` times after one warm-up; *median_ms is the median time. */
+static tess_status time_launches(tess_cuda_context *c, CUfunction fn, unsigned grid, void **params,
+                                 int reps, double *median_ms) {
+    const tess_cuda_driver *drv = c->drv;
+    tess_status st = tess_cuda_events_reserve(c, 2 * (reps + 1));
+    if (st) return st;
+    double ms[32];
+    for (int r = 0; r <= reps; r++) {
+        CUresult cr = drv->cuEventRecord(c->events[2 * r], c->stream);
+        if (cr == CUDA_SUCCESS)
+            cr = drv->cuLaunchKernel(fn, grid, 1, 1, CALIBRATE_THREADS, 1, 1, 0, c->stream, params, NULL);
+        if (cr == CUDA_SUCCESS) cr = drv->cuEventRecord(c->events[2 * r + 1], c->stream);
+        if (cr != CUDA_SUCCESS) return tess_cuda_fail(drv, cr, TESS_ERR_RUNTIME, "calibration launch");
+    }
+    CUresult cr = drv->cuStreamSynchronize(c->stream);
+    if (cr != CUDA_SUCCESS) return tess_cuda_fail(drv, cr, TESS_ERR_RUNTIME, "calibration kernel");
+    for (int r = 1; r <= reps; r++) {   /* run 0 was the warm-up */
+        float t = 0;
+        cr = drv->cuEventElapsedTime(&t, c->events[2 * r], c->events[2 * r + 1]);
+        if (cr != CUDA_SUCCESS) return tess_cuda_fail(drv, cr, TESS_ERR_RUNTIME, "cuEventElapsedTime");
+        ms[r - 1] = t;
+    }
+    qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+    *median_ms = ms[reps / 2];
+    return TESS_OK;
+}
+
+static tess_status measure_copy(tess_cuda_context *c, CUmodule mod, unsigned grid, double *gbps) {
+    const tess_cuda_driver *drv = c->drv;
+    /* Two buffers of 2 GiB, or of an eighth of the memory each on small GPUs. */
+    size_t total = 0, bytes = COPY_BYTES_MAX;
+    if (drv->cuDeviceTotalMem(&total, c->device) == CUDA_SUCCESS && total / 8 < bytes)
+        bytes = total / 8 / 16 * 16;
+    CUfunction fn;
+    CUresult r = drv->cuModuleGetFunction(&fn, mod, "tess_copy");
+    if (r != CUDA_SUCCESS) return tess_cuda_fail(drv, r, TESS_ERR_INTERNAL, "tess_copy");
+    void *src = NULL, *dst = NULL;
+    tess_status st = tess_cuda_alloc(c, bytes, &src);
+    if (!st) st = tess_cuda_alloc(c, bytes, &dst);
+    if (!st) {
+        CUdeviceptr s = (CUdeviceptr)(uintptr_t)src, t = (CUdeviceptr)(uintptr_t)dst;
+        unsigned long long n = bytes / 16;
+        void *params[] = {&s, &t, &n};
+        double ms;
+        st = time_launches(c, fn, grid, params, COPY_REPS, &ms);
+        if (!st) *gbps = 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
+    }
+    tess_cuda_release(c, src);
+    tess_cuda_release(c, dst);
+    return st;
+}
+
+static tess_status measure_fma(tess_cuda_context *c, CUmodule mod, unsigned grid, double *gflops) {
+    const tess_cuda_driver *drv = c->drv;
+    CUfunction fn;
+    CUresult r = drv->cuModuleGetFunction(&fn, mod, "tess_fma");
+    if (r != CUDA_SUCCESS) return tess_cuda_fail(drv, r, TESS_ERR_INTERNAL, "tess_fma");
+    void *out = NULL;
+    tess_status st = tess_cuda_alloc(c, (size_t)grid * CALIBRATE_THREADS * sizeof(float), &out);
+    if (!st) {
+        CUdeviceptr o = (CUdeviceptr)(uintptr_t)out;
+        int iters = FMA_ITERS;
+        void *params[] = {&o, &iters};
+        double ms;
+        st = time_launches(c, fn, grid, params, FMA_REPS, &ms);
+        double flops = 2.0 * FMA_CHAINS * (double)FMA_ITERS * grid * CALIBRATE_THREADS;
+        if (!st) *gflops = flops / (ms * 1e-3) / 1e9;
+    }
+    tess_cuda_release(c, out);
+    return st;
+}
+
+tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops) {
+    tess_cuda_context *c = ctx;
+    tess_status st = tess_cuda_bind(c);
+    if (st) return st;
+    tess_device dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
+    tess_kernel_source src = {.code = (char *)calibrate_source, .nlaunches = 1};
+    tess_blob bin = {0};
+    char *log = NULL;
+    st = tess_cuda_compile(&dev, &src, &bin, &log);
+    free(log);
+    if (st) return tess_error_context(st, "compiling the calibration kernels");
+    CUmodule mod;
+    CUresult r = c->drv->cuModuleLoadData(&mod, bin.data);
+    tess_blob_free(&bin);
+    if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "loading the calibration kernels");
+    /* A full-occupancy grid: every SM holds as many 256-thread blocks as it can. */
+    unsigned grid = (unsigned)(c->sm_count * (c->max_threads_per_sm / CALIBRATE_THREADS));
+    if (grid == 0) grid = 1;
+    st = measure_copy(c, mod, grid, gbps);
+    if (!st) st = measure_fma(c, mod, grid, gflops);
+    c->drv->cuModuleUnload(mod);
+    return st;
+}

@@ -1,0 +1,120 @@
+/*
+ * cuda_internal.h - what the files of the cuda backend share: the tables of
+ * driver and NVRTC entry points (loaded with dlopen), the execution context,
+ * a loaded module, and the backend's ops as plain functions.
+ *
+ * Function types come from <cuda.h> and <nvrtc.h> through __typeof__, and
+ * symbols are looked up under the names those headers map them to
+ * (cuMemAlloc is cuMemAlloc_v2), so every call has exactly the ABI the
+ * headers declare. Nothing links against libcuda or NVRTC.
+ */
+#ifndef TESS_CUDA_INTERNAL_H
+#define TESS_CUDA_INTERNAL_H
+
+#include <stdbool.h>
+#include <cuda.h>
+#include <nvrtc.h>
+#include "backend.h"
+
+/* Driver entry points used by the backend. */
+#define TESS_CUDA_DRIVER_FUNCS(X)                                                           \
+    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)                   \
+    X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)           \
+    X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                                              \
+    X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)             \
+    X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                             \
+    X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) \
+    X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                            \
+    X(cuFuncGetAttribute) X(cuFuncSetAttribute)                                             \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)                        \
+    X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)                     \
+    X(cuEventSynchronize) X(cuEventElapsedTime)
+
+#define TESS_CUDA_MEMBER(fn) __typeof__(&fn) fn;
+
+typedef struct tess_cuda_driver {
+    TESS_CUDA_DRIVER_FUNCS(TESS_CUDA_MEMBER)
+} tess_cuda_driver;
+
+/* NVRTC entry points. */
+#define TESS_NVRTC_FUNCS(X)                                                                 \
+    X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)     \
+    X(nvrtcCompileProgram) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog)                  \
+    X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN)
+
+typedef struct tess_nvrtc {
+    TESS_NVRTC_FUNCS(TESS_CUDA_MEMBER)
+    int major, minor;   /* nvrtcVersion */
+} tess_nvrtc;
+
+/* Loads libcuda.so.1 once per process (thread-safe). Does not call cuInit.
+ * TESS_ERR_UNAVAILABLE with the reason when the library or a symbol is missing. */
+tess_status tess_cuda_driver_get(const tess_cuda_driver **out);
+/* Loads NVRTC once per process: libnvrtc.so.13, then libnvrtc.so, then the
+ * toolkit's lib64 under $CUDA_HOME, $CUDA_PATH or /usr/local/cuda. */
+tess_status tess_nvrtc_get(const tess_nvrtc **out);
+/* Records "what: CUDA_ERROR_NAME (description)" and returns st. */
+tess_status tess_cuda_fail(const tess_cuda_driver *drv, CUresult r, tess_status st,
+                           const char *what);
+
+/* Power readings through NVML (libnvidia-ml.so.1), opened lazily. */
+typedef struct tess_cuda_power tess_cuda_power;
+/* NULL when NVML or the device is not found (power then stays unknown). */
+tess_cuda_power *tess_cuda_power_open(const char *pci_bus_id);
+void tess_cuda_power_close(tess_cuda_power *p);
+/* Starts a measurement window. */
+void tess_cuda_power_begin(tess_cuda_power *p);
+/* Takes an instantaneous sample (called while the GPU works). */
+void tess_cuda_power_sample(tess_cuda_power *p);
+/* Average board power in watts over the window, or -1 if unknown. */
+double tess_cuda_power_end(tess_cuda_power *p);
+
+/* The execution context of the runner process (or a user's process). */
+typedef struct tess_cuda_context {
+    const tess_cuda_driver *drv;
+    CUdevice device;
+    CUcontext context;          /* the device's primary context */
+    CUstream stream;
+    char arch[16];              /* "sm_90" */
+    char pci_bus_id[32];
+    int sm_count, max_threads_per_sm, warp_size;
+    CUevent *events;            /* timing events, grown on demand */
+    int nevents;
+    tess_cuda_power *power;     /* NULL: unknown */
+    bool power_tried;
+} tess_cuda_context;
+
+typedef struct tess_cuda_module {
+    CUmodule module;
+    int nlaunches;
+    CUfunction fn[TESS_MAX_LAUNCHES];
+    tess_launch launch[TESS_MAX_LAUNCHES];
+} tess_cuda_module;
+
+/* The ops, shared between the files of the backend. */
+tess_status tess_cuda_probe(tess_device *dev);
+tess_status tess_cuda_compile(const tess_device *dev, const tess_kernel_source *src,
+                              tess_blob *bin, char **log);
+tess_status tess_cuda_open(const tess_device *dev, void **ctx);
+void tess_cuda_close(void *ctx);
+tess_status tess_cuda_alloc(void *ctx, size_t bytes, void **dptr);
+void tess_cuda_release(void *ctx, void *dptr);
+tess_status tess_cuda_upload(void *ctx, void *dptr, const void *host, size_t bytes);
+tess_status tess_cuda_download(void *ctx, void *host, const void *dptr, size_t bytes);
+tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_source *src,
+                           void **module, tess_kernel_metrics *metrics);
+void tess_cuda_unload(void *ctx, void *module);
+tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs);
+tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
+                           int nbufs, int reps, double *ms, tess_kernel_metrics *metrics);
+tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops);
+
+/* Makes the context current in the calling thread. */
+tess_status tess_cuda_bind(tess_cuda_context *c);
+/* Queues every launch of a module on the context's stream (no wait). */
+tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
+                                 void *const *dbufs, int nbufs);
+/* Ensures at least n timing events exist. */
+tess_status tess_cuda_events_reserve(tess_cuda_context *c, int n);
+
+#endif

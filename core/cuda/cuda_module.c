@@ -1,0 +1,141 @@
+/*
+ * cuda_module.c - loading a cubin, its resource metrics, and running its
+ * launches.
+ *
+ * Kernel ABI (op.h): every launch receives one device pointer per buffer,
+ * in the operator's buffer order. A launch or execution error (illegal
+ * address, misaligned access, too many resources) becomes TESS_ERR_RUNTIME
+ * with the CUDA error's name; after a fault the context is unusable, and
+ * the runner replaces the process.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuda_internal.h"
+#include "error.h"
+
+/* Dynamic shared memory above this needs an explicit opt-in per function. */
+#define DEFAULT_DYNAMIC_SMEM_LIMIT (48 * 1024)
+
+static int func_attribute(const tess_cuda_driver *drv, CUfunction fn, CUfunction_attribute a) {
+    int v = -1;
+    if (drv->cuFuncGetAttribute(&v, a, fn) != CUDA_SUCCESS) return -1;
+    return v;
+}
+
+static void fill_metrics(const tess_cuda_context *c, const tess_cuda_module *m,
+                         tess_kernel_metrics *metrics) {
+    const tess_cuda_driver *drv = c->drv;
+    CUfunction fn = m->fn[0];
+    const tess_launch *l = &m->launch[0];
+    metrics->registers = func_attribute(drv, fn, CU_FUNC_ATTRIBUTE_NUM_REGS);
+    metrics->smem_static = func_attribute(drv, fn, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+    metrics->smem_dynamic = (int)l->shared_bytes;
+    metrics->local_bytes = func_attribute(drv, fn, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+    metrics->power_w = -1;
+    metrics->occupancy = -1;
+    int threads = (int)(l->block[0] * l->block[1] * l->block[2]);
+    int blocks = 0;
+    if (threads > 0 && c->warp_size > 0 && c->max_threads_per_sm > 0 &&
+        drv->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads, l->shared_bytes) ==
+            CUDA_SUCCESS) {
+        int warps_per_block = (threads + c->warp_size - 1) / c->warp_size;
+        metrics->occupancy = (double)(blocks * warps_per_block) /
+                             (double)(c->max_threads_per_sm / c->warp_size);
+    }
+}
+
+tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_source *src,
+                           void **module, tess_kernel_metrics *metrics) {
+    tess_cuda_context *c = ctx;
+    const tess_cuda_driver *drv = c->drv;
+    *module = NULL;
+    if (src->nlaunches < 1 || src->nlaunches > TESS_MAX_LAUNCHES)
+        return tess_error(TESS_ERR_ARG, "cuda load: %d launches (1..%d)", src->nlaunches,
+                          TESS_MAX_LAUNCHES);
+    if (!bin->data || bin->size == 0) return tess_error(TESS_ERR_ARG, "cuda load: empty binary");
+    tess_status st = tess_cuda_bind(c);
+    if (st) return st;
+    tess_cuda_module *m = calloc(1, sizeof *m);
+    if (!m) return tess_error(TESS_ERR_NOMEM, "cuda module");
+    CUresult r = drv->cuModuleLoadData(&m->module, bin->data);
+    if (r != CUDA_SUCCESS) {
+        free(m);
+        return tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, "loading the cubin");
+    }
+    m->nlaunches = src->nlaunches;
+    for (int i = 0; i < src->nlaunches && !st; i++) {
+        const tess_launch *l = &src->launch[i];
+        m->launch[i] = *l;
+        char what[128];
+        snprintf(what, sizeof what, "kernel '%.64s'", l->entry);
+        r = drv->cuModuleGetFunction(&m->fn[i], m->module, l->entry);
+        if (r != CUDA_SUCCESS) {
+            st = tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, what);
+            break;
+        }
+        if (l->shared_bytes > DEFAULT_DYNAMIC_SMEM_LIMIT) {
+            r = drv->cuFuncSetAttribute(m->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        (int)l->shared_bytes);
+            if (r != CUDA_SUCCESS) st = tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, what);
+        }
+    }
+    if (st) {
+        drv->cuModuleUnload(m->module);
+        free(m);
+        return st;
+    }
+    if (metrics) fill_metrics(c, m, metrics);
+    *module = m;
+    return TESS_OK;
+}
+
+void tess_cuda_unload(void *ctx, void *module) {
+    tess_cuda_context *c = ctx;
+    tess_cuda_module *m = module;
+    if (!m) return;
+    if (tess_cuda_bind(c) == TESS_OK) c->drv->cuModuleUnload(m->module);
+    tess_error_clear();
+    free(m);
+}
+
+tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
+                                 void *const *dbufs, int nbufs) {
+    if (nbufs < 0 || nbufs > TESS_MAX_BUFFERS)
+        return tess_error(TESS_ERR_ARG, "cuda launch: %d buffers (at most %d)", nbufs, TESS_MAX_BUFFERS);
+    CUdeviceptr ptr[TESS_MAX_BUFFERS];
+    void *params[TESS_MAX_BUFFERS];
+    for (int b = 0; b < nbufs; b++) {
+        ptr[b] = (CUdeviceptr)(uintptr_t)dbufs[b];
+        params[b] = &ptr[b];
+    }
+    for (int i = 0; i < m->nlaunches; i++) {
+        const tess_launch *l = &m->launch[i];
+        CUresult r = c->drv->cuLaunchKernel(m->fn[i], l->grid[0], l->grid[1], l->grid[2], l->block[0],
+                                            l->block[1], l->block[2], l->shared_bytes, c->stream,
+                                            params, NULL);
+        if (r != CUDA_SUCCESS) {
+            char what[160];
+            snprintf(what, sizeof what, "launching '%.64s' (grid %ux%ux%u, block %ux%ux%u)", l->entry,
+                     l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+            return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, what);
+        }
+    }
+    return TESS_OK;
+}
+
+tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs) {
+    tess_cuda_context *c = ctx;
+    const tess_cuda_module *m = module;
+    tess_status st = tess_cuda_bind(c);
+    if (!st) st = tess_cuda_launch_all(c, m, dbufs, nbufs);
+    if (st) return st;
+    CUresult r = c->drv->cuStreamSynchronize(c->stream);
+    if (r != CUDA_SUCCESS) {
+        char what[96];
+        snprintf(what, sizeof what, "running '%.64s'", m->launch[0].entry);
+        return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, what);
+    }
+    return TESS_OK;
+}

@@ -1,0 +1,180 @@
+/*
+ * evaluator_hw.c - the hardware evaluator: emit, compile in a process pool,
+ * run, verify and time in an isolated runner, and turn every outcome into a
+ * result.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compile_pool.h"
+#include "error.h"
+#include "evaluator.h"
+#include "runner.h"
+
+typedef struct hw_impl {
+    const tess_backend_ops *be;
+    tess_hw_options opt;
+    tess_runner *runner;
+    tess_compile_pool *pool;        /* started at the first evaluation */
+    double typical_ms;              /* first successful run time: sets the watchdog */
+} hw_impl;
+
+tess_hw_options tess_hw_options_default(void) {
+    return (tess_hw_options){.compile_workers = 0, .min_time_s = 0.05, .max_reps = 200,
+                             .timeout_s = 0, .seed = 1};
+}
+
+/* A kernel may run 50x slower than the first good one before the watchdog
+ * kills it; until one has run, allow two minutes. */
+static double watchdog_s(const hw_impl *h) {
+    if (h->opt.timeout_s > 0) return h->opt.timeout_s;
+    if (h->typical_ms <= 0) return 120.0;
+    return 5.0 + 4.0 * h->opt.min_time_s + 50.0 * h->typical_ms * 1e-3 * 10;
+}
+
+static void finish(tess_evaluator *ev, hw_impl *h, const tess_blob *bin, const tess_kernel_source *src,
+                   tess_result *res, tess_status *fatal) {
+    tess_status st = tess_runner_measure(h->runner, bin, src, watchdog_s(h), res);
+    if (st) {
+        *fatal = st;
+        tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
+        return;
+    }
+    if (res->status == TESS_RESULT_OK) {
+        if (h->typical_ms <= 0) h->typical_ms = res->time_ms;
+        double s = res->time_ms * 1e-3;
+        res->gbps = ev->op->bytes(&ev->task) / s / 1e9;
+        res->gflops = ev->op->flops(&ev->task) / s / 1e9;
+    }
+}
+
+static void compile_failed(tess_result *res, const tess_compiled *c) {
+    const char *log = c->log && *c->log ? c->log : tess_status_name(c->status);
+    /* The first lines of a compiler log name the first error. */
+    tess_result_fail(res, TESS_RESULT_COMPILE_ERROR, "%.480s", log);
+}
+
+static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, int n,
+                               tess_result_fn on_result, void *user) {
+    hw_impl *h = ev->impl;
+    tess_status fatal = TESS_OK;
+    if (!h->pool) {
+        tess_status st = tess_compile_pool_create(h->be, &ev->device, h->opt.compile_workers, &h->pool);
+        if (st) return st;
+    }
+    tess_result *res = calloc((size_t)n, sizeof *res);
+    tess_kernel_source *src = calloc((size_t)n, sizeof *src);
+    tess_compiled *done = calloc((size_t)n, sizeof *done);
+    if (!res || !src || !done) {
+        free(res), free(src), free(done);
+        return tess_error(TESS_ERR_NOMEM, "evaluating a batch");
+    }
+    int submitted = 0;
+    for (int i = 0; i < n; i++) {
+        tess_result_init(&res[i], &configs[i]);
+        const char *why = tess_space_violation(ev->space, &configs[i]);
+        tess_status st = TESS_OK;
+        if (why) {
+            tess_result_fail(&res[i], TESS_RESULT_INVALID, "violates %s", why);
+        } else if ((st = ev->op->emit(&ev->task, &ev->device, ev->space, &configs[i], &src[i]))) {
+            tess_result_fail(&res[i], TESS_RESULT_INVALID, "cannot generate: %s", tess_errmsg());
+        } else if ((st = tess_compile_pool_submit(h->pool, &src[i], i))) {
+            fatal = st;
+            break;
+        } else {
+            submitted++;
+            continue;
+        }
+        on_result(&res[i], user);
+    }
+    /* On the cpu, compiling while timing would disturb the timings: collect
+     * every binary first. Elsewhere, run each as soon as it is compiled. */
+    int collected = 0;
+    int order[n > 0 ? n : 1];
+    while (!fatal && collected < submitted) {
+        tess_compiled c;
+        tess_status st = tess_compile_pool_next(h->pool, &c);
+        if (st) {
+            fatal = st;
+            break;
+        }
+        done[c.tag] = c;
+        order[collected++] = c.tag;
+        res[c.tag].compile_ms = c.compile_ms;
+        if (h->be->exclusive_timing) continue;
+        if (c.status)
+            compile_failed(&res[c.tag], &c);
+        else
+            finish(ev, h, &c.binary, &src[c.tag], &res[c.tag], &fatal);
+        on_result(&res[c.tag], user);
+    }
+    if (h->be->exclusive_timing)
+        for (int k = 0; k < collected && !fatal; k++) {
+            int i = order[k];
+            if (done[i].status)
+                compile_failed(&res[i], &done[i]);
+            else
+                finish(ev, h, &done[i].binary, &src[i], &res[i], &fatal);
+            on_result(&res[i], user);
+        }
+    for (int i = 0; i < n; i++) {
+        tess_kernel_source_free(&src[i]);
+        tess_compiled_free(&done[i]);
+    }
+    free(res), free(src), free(done);
+    return fatal;
+}
+
+static void hw_destroy(tess_evaluator *ev) {
+    hw_impl *h = ev->impl;
+    tess_compile_pool_destroy(h->pool);
+    tess_runner_destroy(h->runner);
+    free(h);
+}
+
+static const tess_evaluator_ops hw_ops = {.evaluate = hw_evaluate, .destroy = hw_destroy};
+
+tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_backend_ops *be,
+                                     const tess_device *dev, const tess_hw_options *o,
+                                     tess_evaluator **out) {
+    if (!tess_op_supports_backend(op, be->name))
+        return tess_error(TESS_ERR_ARG, "operator %s has no code generator for the %s backend", op->name,
+                          be->name);
+    tess_status st = op->check_task(t);
+    if (st) return st;
+    tess_evaluator *ev = calloc(1, sizeof *ev);
+    hw_impl *h = calloc(1, sizeof *h);
+    if (!ev || !h) {
+        free(ev), free(h);
+        return tess_error(TESS_ERR_NOMEM, "evaluator");
+    }
+    ev->ops = &hw_ops;
+    ev->task = *t;
+    ev->device = *dev;
+    ev->op = op;
+    ev->batch = be->default_batch;
+    ev->impl = h;
+    h->be = be;
+    h->opt = o ? *o : tess_hw_options_default();
+    /* The space may keep a pointer to the task: ev->task lives as long as it. */
+    st = op->space(&ev->task, dev, &ev->space);
+    if (!st) {
+        tess_runner_options ro = {.min_time_s = h->opt.min_time_s, .min_reps = 5,
+                                  .max_reps = h->opt.max_reps, .seed = h->opt.seed};
+        st = tess_runner_create(op, &ev->task, be, dev, &ro, &h->runner);
+    }
+    if (st) {
+        tess_evaluator_destroy(ev);
+        return st;
+    }
+    *out = ev;
+    return TESS_OK;
+}
+
+void tess_evaluator_destroy(tess_evaluator *ev) {
+    if (!ev) return;
+    if (ev->ops && ev->ops->destroy) ev->ops->destroy(ev);
+    tess_space_destroy(ev->space);
+    free(ev);
+}

@@ -1,0 +1,30 @@
+/* timing.h - repeated timing until the median is stable, and its statistics. */
+#ifndef TESS_TIMING_H
+#define TESS_TIMING_H
+
+#include "backend.h"
+
+typedef struct tess_timing_options {
+    double min_time_s;   /* keep timing at least this long in total */
+    int min_reps;        /* and at least this many repetitions */
+    int max_reps;        /* never more than this many */
+} tess_timing_options;
+
+typedef struct tess_timing {
+    double median_ms, min_ms, max_ms;
+    double spread;       /* interquartile range / median */
+    int reps;
+} tess_timing;
+
+/* Summarizes n samples (sorted in place). */
+void tess_timing_summarize(double *ms, int n, tess_timing *out);
+
+/* One warm-up run, then rounds of timed runs until at least min_time_s and
+ * min_reps have passed and the median moved by less than 1% over the last
+ * round, or max_reps is reached. */
+tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module,
+                             void *const *const *sets, int nsets, int nbufs,
+                             const tess_timing_options *o, tess_timing *out,
+                             tess_kernel_metrics *metrics);
+
+#endif

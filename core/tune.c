@@ -1,0 +1,120 @@
+/* tune.c - the search loop. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "error.h"
+#include "tune.h"
+
+typedef struct loop_state {
+    const tess_tune_loop_options *o;
+    void *strategy_state;
+    tess_tune_outcome *out;
+    int since_improvement;
+    tess_status observe_error;
+} loop_state;
+
+static void record(const tess_result *r, void *user) {
+    loop_state *ls = user;
+    tess_tune_outcome *out = ls->out;
+    out->evaluations++;
+    if ((unsigned)r->status < TESS_OUTCOME_COUNT) out->counts[r->status]++;
+    bool ok = r->status == TESS_RESULT_OK;
+    if (ok && (!out->found || r->time_ms < 0.99 * out->best.time_ms)) ls->since_improvement = 0;
+    else ls->since_improvement++;
+    if (ok && (!out->found || r->time_ms < out->best.time_ms)) {
+        out->best = *r;
+        out->found = true;
+    }
+    tess_status st = ls->o->strategy->observe(ls->strategy_state, &r->config, r->status,
+                                              ok ? r->time_ms : INFINITY);
+    if (st && !ls->observe_error) ls->observe_error = st;
+    if (ls->o->on_result) ls->o->on_result(r, ls->o->user);
+}
+
+/* Why the loop must stop now, or NULL. */
+static const char *stop_reason(const tess_tune_loop_options *o, const loop_state *ls, double t0,
+                               char *buf, size_t len) {
+    if (o->budget > 0 && ls->out->evaluations >= o->budget) {
+        snprintf(buf, len, "budget of %d evaluations reached", o->budget);
+        return buf;
+    }
+    if (o->seconds > 0 && tess_now() - t0 >= o->seconds) {
+        snprintf(buf, len, "time limit of %g s reached", o->seconds);
+        return buf;
+    }
+    if (o->window > 0 && ls->since_improvement >= o->window) {
+        snprintf(buf, len, "converged: no gain over %d evaluations", o->window);
+        return buf;
+    }
+    return NULL;
+}
+
+tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, tess_tune_outcome *out) {
+    memset(out, 0, sizeof *out);
+    out->best.time_ms = INFINITY;
+    if (o->budget <= 0 && o->seconds <= 0 && o->window <= 0)
+        return tess_error(TESS_ERR_ARG, "a search needs a budget, a time limit or a convergence window");
+    int batch = o->batch > 0 ? o->batch : (ev->batch > 0 ? ev->batch : 8);
+    tess_strategy_options so = {.seed = o->seed, .batch = batch, .budget = o->budget};
+    loop_state ls = {.o = o, .out = out};
+    tess_status st = o->strategy->create(ev->space, &so, &ls.strategy_state);
+    if (st) return st;
+    tess_config_set *seen = tess_config_set_create();
+    tess_config *proposal = malloc((size_t)batch * sizeof *proposal);
+    tess_config *keep = malloc((size_t)batch * sizeof *keep);
+    if (!seen || !proposal || !keep) {
+        st = tess_error(TESS_ERR_NOMEM, "search loop");
+        goto done;
+    }
+    double t0 = tess_now();
+    char why[96] = "";
+    /* Seed configs first: the default (the baseline every speedup refers to) and warm starts. */
+    int nseed = 0;
+    for (int i = 0; i < o->nseeds; i++)
+        if (tess_space_valid(ev->space, &o->seeds[i]) && tess_config_set_add(seen, &o->seeds[i]))
+            keep[nseed++] = o->seeds[i];
+    for (int i = 0; i < nseed && !st; i += batch) {
+        int k = nseed - i < batch ? nseed - i : batch;
+        if (o->budget > 0 && out->evaluations + k > o->budget) k = o->budget - out->evaluations;
+        if (k <= 0) break;
+        st = ev->ops->evaluate(ev, keep + i, k, record, &ls);
+    }
+    int stalls = 0;
+    while (!st && !ls.observe_error) {
+        if (stop_reason(o, &ls, t0, why, sizeof why)) break;
+        int max = batch;
+        if (o->budget > 0 && o->budget - out->evaluations < max) max = o->budget - out->evaluations;
+        int n = 0;
+        st = o->strategy->propose(ls.strategy_state, proposal, max, &n);
+        if (st) break;
+        if (n == 0) {
+            snprintf(why, sizeof why, "search space exhausted");
+            break;
+        }
+        /* The loop guards what every strategy promises: nothing twice, nothing illegal. */
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (tess_space_valid(ev->space, &proposal[i]) && tess_config_set_add(seen, &proposal[i]))
+                keep[m++] = proposal[i];
+        if (m == 0) {
+            if (++stalls == 3) {
+                snprintf(why, sizeof why, "strategy proposed nothing new");
+                break;
+            }
+            continue;
+        }
+        stalls = 0;
+        st = ev->ops->evaluate(ev, keep, m, record, &ls);
+    }
+    if (!st && ls.observe_error) st = ls.observe_error;
+    if (!st && !why[0]) stop_reason(o, &ls, t0, why, sizeof why);
+    snprintf(out->stop_reason, sizeof out->stop_reason, "%s", st ? tess_errmsg() : why);
+    out->elapsed_s = tess_now() - t0;
+done:
+    o->strategy->destroy(ls.strategy_state);
+    tess_config_set_destroy(seen);
+    free(proposal);
+    free(keep);
+    return st;
+}

@@ -1,0 +1,39 @@
+/*
+ * tune.h - the search loop: the strategy proposes batches, the evaluator
+ * measures them, every result goes to the caller (the records store) and
+ * back to the strategy, until a budget, a time limit, convergence or the
+ * end of the space.
+ */
+#ifndef TESS_TUNE_H
+#define TESS_TUNE_H
+
+#include "evaluator.h"
+#include "strategy.h"
+
+typedef struct tess_tune_loop_options {
+    const tess_strategy_ops *strategy;
+    int budget;                 /* evaluations; 0: none */
+    double seconds;             /* wall clock; 0: none */
+    int window;                 /* converged after this many evaluations without a 1% gain; 0: never */
+    uint64_t seed;
+    int batch;                  /* 0: the evaluator's preferred batch */
+    /* Evaluated first, in order, before the strategy proposes (the template's
+     * default, warm starts); duplicates and illegal ones are skipped. */
+    const tess_config *seeds;
+    int nseeds;
+    tess_result_fn on_result;   /* every result, as it arrives; may be NULL */
+    void *user;
+} tess_tune_loop_options;
+
+typedef struct tess_tune_outcome {
+    bool found;                 /* some candidate succeeded */
+    tess_result best;
+    int evaluations;
+    int counts[TESS_OUTCOME_COUNT];
+    char stop_reason[96];
+    double elapsed_s;
+} tess_tune_outcome;
+
+tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, tess_tune_outcome *out);
+
+#endif

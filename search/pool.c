@@ -1,0 +1,222 @@
+/* pool.c - the experience pool shared by the techniques of one search run. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "search/pool.h"
+
+/* After this many random draws in a row that were proposed already, the
+ * unproposed points are enumerated (when there are at most REST_LIMIT). */
+#define REPEATS_BEFORE_LISTING 32
+#define REST_LIMIT 5000000
+/* Past this many repeats in a row a space too large to list counts as exhausted. */
+#define REPEATS_GIVE_UP 200000
+
+tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out) {
+    *out = NULL;
+    if (!s || tess_space_nparams(s) == 0) return tess_error(TESS_ERR_ARG, "search: empty space");
+    tess_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return tess_error(TESS_ERR_NOMEM, "search: no memory for the pool");
+    pool->space = s;
+    pool->nfeat = tess_space_nfeatures(s);
+    pool->best = -1;
+    pool->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    pool->proposed = tess_config_set_create();
+    if (!pool->rng || !pool->proposed) {
+        tess_pool_destroy(pool);
+        return tess_error(TESS_ERR_NOMEM, "search: no memory for the pool");
+    }
+    gsl_rng_set(pool->rng, (unsigned long)(o ? o->seed : 0));
+    if (o && o->warm && o->nwarm > 0) {
+        pool->warm = malloc((size_t)o->nwarm * sizeof *pool->warm);
+        if (!pool->warm) {
+            tess_pool_destroy(pool);
+            return tess_error(TESS_ERR_NOMEM, "search: no memory for warm-start configs");
+        }
+        memcpy(pool->warm, o->warm, (size_t)o->nwarm * sizeof *pool->warm);
+        pool->nwarm = o->nwarm;
+    }
+    *out = pool;
+    return TESS_OK;
+}
+
+void tess_pool_destroy(tess_pool *pool) {
+    if (!pool) return;
+    gsl_rng_free(pool->rng);
+    tess_config_set_destroy(pool->proposed);
+    free(pool->configs);
+    free(pool->features);
+    free(pool->time_ms);
+    free(pool->status);
+    free(pool->warm);
+    free(pool->rest);
+    free(pool);
+}
+
+bool tess_pool_is_proposed(const tess_pool *pool, const tess_config *c) {
+    return tess_config_set_contains(pool->proposed, c);
+}
+
+bool tess_pool_claim(tess_pool *pool, const tess_config *c) {
+    if (tess_config_set_contains(pool->proposed, c) || !tess_space_valid(pool->space, c)) return false;
+    return tess_config_set_add(pool->proposed, c);
+}
+
+bool tess_pool_next_warm(tess_pool *pool, tess_config *out) {
+    while (pool->next_warm < pool->nwarm) {
+        const tess_config *c = &pool->warm[pool->next_warm++];
+        if (tess_pool_claim(pool, c)) {
+            *out = *c;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Lists the legal points not proposed yet, in random order. */
+static bool build_rest(tess_pool *pool) {
+    tess_config *all = NULL;
+    size_t n = 0;
+    pool->rest_built = true;
+    if (tess_space_enumerate(pool->space, REST_LIMIT, &all, &n) != TESS_OK) return false;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!tess_config_set_contains(pool->proposed, &all[i])) all[m++] = all[i];
+    for (size_t i = m; i > 1; i--) {   /* Fisher-Yates */
+        size_t j = gsl_rng_uniform_int(pool->rng, (unsigned long)i);
+        tess_config t = all[i - 1];
+        all[i - 1] = all[j];
+        all[j] = t;
+    }
+    pool->rest = all;
+    pool->nrest = m;
+    return true;
+}
+
+bool tess_pool_random(tess_pool *pool, tess_config *out) {
+    if (pool->exhausted) return false;
+    if (!pool->rest_built) {
+        /* Rejection: a uniform legal draw, redrawn while already proposed,
+         * is uniform over the unproposed points. */
+        for (long repeats = 0;; repeats++) {
+            tess_config c;
+            if (tess_space_sample(pool->space, pool->rng, &c) != TESS_OK) {
+                pool->exhausted = true;
+                return false;
+            }
+            if (tess_config_set_add(pool->proposed, &c)) {
+                *out = c;
+                return true;
+            }
+            if (repeats >= REPEATS_BEFORE_LISTING && build_rest(pool)) break;
+            if (repeats >= REPEATS_GIVE_UP) {
+                pool->exhausted = true;
+                return false;
+            }
+        }
+    }
+    /* The shuffled rest: skip points that other techniques claimed since. */
+    while (pool->next_rest < pool->nrest) {
+        const tess_config *c = &pool->rest[pool->next_rest++];
+        if (tess_config_set_add(pool->proposed, c)) {
+            *out = *c;
+            return true;
+        }
+    }
+    pool->exhausted = true;
+    return false;
+}
+
+int tess_pool_observe(tess_pool *pool, const tess_config *c, tess_outcome status, double time_ms) {
+    if (pool->n == pool->cap) {
+        int cap = pool->cap ? 2 * pool->cap : 256;
+        tess_config *configs = realloc(pool->configs, (size_t)cap * sizeof *configs);
+        if (configs) pool->configs = configs;
+        double *features = realloc(pool->features, (size_t)cap * (size_t)pool->nfeat * sizeof *features);
+        if (features) pool->features = features;
+        double *times = realloc(pool->time_ms, (size_t)cap * sizeof *times);
+        if (times) pool->time_ms = times;
+        tess_outcome *status_ = realloc(pool->status, (size_t)cap * sizeof *status_);
+        if (status_) pool->status = status_;
+        if (!configs || !features || !times || !status_) return -1;
+        pool->cap = cap;
+    }
+    int i = pool->n++;
+    pool->configs[i] = *c;
+    tess_space_encode(pool->space, c, pool->features + (size_t)i * (size_t)pool->nfeat);
+    bool ok = status == TESS_RESULT_OK && isfinite(time_ms);
+    pool->time_ms[i] = ok ? time_ms : INFINITY;
+    pool->status[i] = ok ? TESS_RESULT_OK : (status == TESS_RESULT_OK ? TESS_RESULT_RUNTIME_ERROR : status);
+    if (ok) {
+        pool->nok++;
+        if (pool->best < 0 || time_ms < pool->time_ms[pool->best]) pool->best = i;
+    }
+    /* An observed config counts as proposed, whoever proposed it. */
+    tess_config_set_add(pool->proposed, c);
+    return i;
+}
+
+const double *tess_pool_features(const tess_pool *pool, int i) {
+    return pool->features + (size_t)i * (size_t)pool->nfeat;
+}
+
+double tess_pool_best_time(const tess_pool *pool) {
+    return pool->best >= 0 ? pool->time_ms[pool->best] : INFINITY;
+}
+
+int tess_pool_top(const tess_pool *pool, int k, int *idx) {
+    int m = 0;
+    for (int i = 0; i < pool->n; i++) {
+        if (pool->status[i] != TESS_RESULT_OK) continue;
+        /* insertion into the sorted top list */
+        int pos = m < k ? m : k;
+        while (pos > 0 && pool->time_ms[idx[pos - 1]] > pool->time_ms[i]) {
+            if (pos < k) idx[pos] = idx[pos - 1];
+            pos--;
+        }
+        if (pos < k) {
+            idx[pos] = i;
+            if (m < k) m++;
+        }
+    }
+    return m;
+}
+
+bool tess_pool_log_times(const tess_pool *pool, double fail_margin, double *y) {
+    double worst = -INFINITY;
+    for (int i = 0; i < pool->n; i++)
+        if (pool->status[i] == TESS_RESULT_OK) worst = fmax(worst, log(pool->time_ms[i]));
+    if (!isfinite(worst)) return false;
+    for (int i = 0; i < pool->n; i++)
+        y[i] = pool->status[i] == TESS_RESULT_OK ? log(pool->time_ms[i]) : worst + fail_margin;
+    return true;
+}
+
+int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *out, int max) {
+    tess_config_set *seen = tess_config_set_create();
+    if (!seen) return 0;
+    int n = 0;
+    int top[64];
+    ntop = tess_pool_top(pool, ntop < 64 ? ntop : 64, top);
+    int nparams = tess_space_nparams(pool->space), room = 0;
+    for (int p = 0; p < nparams; p++) room += tess_space_param_size(pool->space, p);
+    tess_config *nb = malloc((size_t)(room ? room : 1) * sizeof *nb);
+    for (int t = 0; nb && t < ntop && n < max; t++) {
+        int k = 0;
+        tess_space_neighbors(pool->space, &pool->configs[top[t]], TESS_NEIGH_HAMMING, nb, room, &k);
+        for (int j = 0; j < k && n < max; j++)
+            if (!tess_pool_is_proposed(pool, &nb[j]) && tess_config_set_add(seen, &nb[j])) out[n++] = nb[j];
+    }
+    free(nb);
+    /* random draws; a space nearly used up yields fewer */
+    for (int got = 0, draws = 0; got < nrandom && n < max && draws < 5 * nrandom; draws++) {
+        tess_config c;
+        if (tess_space_sample(pool->space, pool->rng, &c) != TESS_OK) break;
+        if (!tess_pool_is_proposed(pool, &c) && tess_config_set_add(seen, &c)) {
+            out[n++] = c;
+            got++;
+        }
+    }
+    tess_config_set_destroy(seen);
+    return n;
+}

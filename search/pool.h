@@ -1,0 +1,65 @@
+/*
+ * pool.h - the experience pool a search run keeps: what was proposed (so
+ * nothing is proposed twice), what was observed (configs, encoded features,
+ * times, statuses), the best so far, warm-start configs and the run's random
+ * stream. Every technique of a run reads and feeds the same pool.
+ */
+#ifndef TESS_SEARCH_POOL_H
+#define TESS_SEARCH_POOL_H
+
+#include <gsl/gsl_rng.h>
+#include "core/space.h"
+#include "core/strategy.h"
+#include "core/types.h"
+
+typedef struct tess_pool {
+    const tess_space *space;
+    gsl_rng *rng;
+    int nfeat;
+    tess_config_set *proposed;
+    /* observations, in arrival order */
+    int n, cap;
+    tess_config *configs;
+    double *features;          /* n x nfeat */
+    double *time_ms;           /* INFINITY for failures */
+    tess_outcome *status;
+    int best;                  /* index of the fastest ok observation, -1 if none */
+    int nok;
+    /* warm-start configs still to propose, best first */
+    tess_config *warm;
+    int nwarm, next_warm;
+    /* remaining unproposed legal points, built once random draws mostly repeat */
+    tess_config *rest;
+    size_t nrest, next_rest;
+    bool rest_built;
+    bool exhausted;
+} tess_pool;
+
+tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out);
+void tess_pool_destroy(tess_pool *pool);
+
+/* Marks c proposed if it is legal and new; returns whether it was. */
+bool tess_pool_claim(tess_pool *pool, const tess_config *c);
+bool tess_pool_is_proposed(const tess_pool *pool, const tess_config *c);
+/* Claims the next warm-start config, if any is left; returns whether it did. */
+bool tess_pool_next_warm(tess_pool *pool, tess_config *out);
+/* Claims a uniformly random legal config never proposed; false when none is left. */
+bool tess_pool_random(tess_pool *pool, tess_config *out);
+/* Records a result; returns the observation's index (-1 if out of memory). */
+int tess_pool_observe(tess_pool *pool, const tess_config *c, tess_outcome status, double time_ms);
+
+const double *tess_pool_features(const tess_pool *pool, int i);
+/* Indices of the (up to) k fastest ok observations, fastest first; returns how many. */
+int tess_pool_top(const tess_pool *pool, int k, int *idx);
+/* Log of each observation's time, failures at the slowest ok time plus `fail_margin`
+ * (information without an infinity); y has pool->n entries. False if nothing succeeded. */
+bool tess_pool_log_times(const tess_pool *pool, double fail_margin, double *y);
+
+/* Candidates: up to max distinct legal configs never proposed: nrandom random
+ * draws and every Hamming neighbour of the ntop best observations. Nothing is
+ * claimed. Returns how many. */
+int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *out, int max);
+/* Best observed time, INFINITY if nothing succeeded yet. */
+double tess_pool_best_time(const tess_pool *pool);
+
+#endif

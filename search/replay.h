@@ -1,0 +1,36 @@
+/*
+ * replay.h - an evaluator that answers from a recorded space instead of
+ * hardware (simulation mode), for developing and benchmarking strategies.
+ *
+ * Reads, gzip-compressed or plain (the kind is recognized from the content):
+ *  - Kernel Tuner cache files: {"tune_params": {...}, "cache": {"1,2,..": {..., "time": ms | "error"}}}
+ *  - T4 result files: {"results": [{"configuration": {...}, "invalidity": ..., "measurements": [...]}]}
+ *  - tessera's record export, one JSON object per line:
+ *    {"task": ..., "device": ..., "config": {"name": value, ...}, "status": "ok", "time_ms": ms}
+ *
+ * The space is the recorded configs (an explicit point list). Configs that
+ * failed in the recording come back with their status; configs that were not
+ * recorded come back as invalid.
+ */
+#ifndef TESS_SEARCH_REPLAY_H
+#define TESS_SEARCH_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "core/evaluator.h"
+
+/* Loads a recording; the evaluator (and its space) is freed by
+ * ev->ops->destroy(ev). Its device backend is "replay". */
+tess_status tess_replay_open(const char *path, tess_evaluator **out);
+
+/* The recorded points, in lexicographic order of their configs. */
+size_t tess_replay_size(const tess_evaluator *ev);
+void tess_replay_point(const tess_evaluator *ev, size_t i, tess_config *c, tess_outcome *status,
+                       double *time_ms);
+/* The recorded outcome of c; false if c was not recorded. */
+bool tess_replay_lookup(const tess_evaluator *ev, const tess_config *c, tess_outcome *status,
+                        double *time_ms);
+/* Fastest recorded ok time (INFINITY if none). */
+double tess_replay_best_time(const tess_evaluator *ev);
+
+#endif

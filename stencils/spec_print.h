@@ -1,0 +1,23 @@
+/* spec_print.h - printing expressions, in the .stencil syntax or as C (the
+ * code generators' syntax, shared by C/OpenMP and CUDA). */
+#ifndef TESS_SPEC_PRINT_H
+#define TESS_SPEC_PRINT_H
+
+#include <stdbool.h>
+#include "spec.h"
+#include "spec_buf.h"
+
+typedef struct tess_expr_printer {
+    /* C: select(c, a, b) prints as (c ? a : b) and min, max, abs, sqrt as
+     * tess_min, tess_max, tess_abs, tess_sqrt, which the generated code defines. */
+    bool c_syntax;
+    void (*ref)(tess_sbuf *b, const tess_expr *e, void *user);  /* NULL: the name as written */
+    void (*num)(tess_sbuf *b, double v, void *user);            /* NULL: shortest decimal */
+    void *user;
+} tess_expr_printer;
+
+/* Prints e with the parentheses its tree needs (and no more, but nested
+ * comparisons and negations are always parenthesised). */
+void tess_expr_print(tess_sbuf *b, const tess_expr *e, const tess_expr_printer *p);
+
+#endif

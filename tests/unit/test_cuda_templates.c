@@ -1,0 +1,166 @@
+/*
+ * test_cuda_templates.c - every CUDA template of heat3d and sum, over a
+ * sample of each space's configs (the default, then random legal points),
+ * compiles with NVRTC for sm_90 through the cuda backend's compile op. NVRTC
+ * needs no GPU; without it (or without the toolkit at build time) the test
+ * is skipped.
+ *
+ * Also checked: the cubin holds each launch's entry, a broken source fails
+ * with TESS_ERR_COMPILE and the compiler's log, and a second compile of the
+ * same source comes from the disk cache with the same bytes.
+ */
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "reductions/sum.h"
+#include "stencils/heat3d.h"
+
+/* Present only in builds with the CUDA toolkit. */
+extern tess_status tess_cuda_register(void) __attribute__((weak));
+
+#define SAMPLES 8
+
+typedef tess_status (*space_fn)(const tess_task *, const tess_device *, tess_space **);
+typedef tess_status (*emit_fn)(const tess_task *, const tess_device *, const tess_space *,
+                               const tess_config *, tess_kernel_source *);
+
+static tess_device h200(void) {
+    tess_device d;
+    memset(&d, 0, sizeof d);
+    strcpy(d.backend, "cuda");
+    strcpy(d.name, "NVIDIA H200");
+    strcpy(d.arch, "sm_90");
+    d.cc_major = 9;
+    d.units = 132;
+    d.max_threads_per_block = 1024;
+    d.max_threads_per_sm = 2048;
+    d.warp_size = 32;
+    return d;
+}
+
+/* Compiles one config; returns false if NVRTC is missing. */
+static bool compile_config(const tess_backend_ops *be, const tess_device *dev, const tess_task *t,
+                           const tess_space *s, const tess_config *c, emit_fn emit, int *compiled) {
+    char text[512];
+    tess_config_format(s, c, text, sizeof text);
+    tess_kernel_source src;
+    CHECK_OK(emit(t, dev, s, c, &src));
+    CHECK(src.code && strstr(src.code, "#define") && strstr(src.code, "extern \"C\" __global__"));
+    tess_blob bin = {0};
+    char *log = NULL;
+    tess_status st = be->compile(dev, &src, &bin, &log);
+    if (st == TESS_ERR_UNAVAILABLE) {
+        printf("skipped: %s\n", tess_errmsg());
+        tess_kernel_source_free(&src);
+        return false;
+    }
+    CHECK_MSG(st == TESS_OK, "%s %s: %s\n%s", t->op, text, tess_errmsg(), log ? log : "");
+    for (int i = 0; st == TESS_OK && i < src.nlaunches; i++)
+        CHECK_MSG(memmem(bin.data, bin.size, src.launch[i].entry, strlen(src.launch[i].entry)),
+                  "entry %s missing from the cubin of %s", src.launch[i].entry, text);
+    if (st == TESS_OK) ++*compiled;
+    free(log);
+    tess_blob_free(&bin);
+    tess_kernel_source_free(&src);
+    return true;
+}
+
+/* The default and SAMPLES random configs of one task; false if skipped. */
+static bool compile_space(const tess_backend_ops *be, const tess_device *dev, const char *op,
+                          tess_dtype dtype, const int64_t *shape, int ndim, space_fn space,
+                          emit_fn emit, gsl_rng *rng) {
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, op, dtype, shape, ndim));
+    tess_space *s = NULL;
+    CHECK_OK(space(&t, dev, &s));
+    if (!s) return true;
+    tess_config c;
+    tess_space_default(s, &c);
+    CHECK_MSG(tess_space_valid(s, &c), "%s default config violates %s", op,
+              tess_space_violation(s, &c));
+    int compiled = 0;
+    bool ran = compile_config(be, dev, &t, s, &c, emit, &compiled);
+    for (int i = 0; ran && i < SAMPLES; i++) {
+        CHECK_OK(tess_space_sample(s, rng, &c));
+        ran = compile_config(be, dev, &t, s, &c, emit, &compiled);
+    }
+    if (ran) printf("%s %s: %d configs compiled\n", op, tess_dtype_name(dtype), compiled);
+    tess_space_destroy(s);
+    return ran;
+}
+
+static void check_compile_error(const tess_backend_ops *be, const tess_device *dev) {
+    tess_kernel_source src = {.code = "extern \"C\" __global__ void broken(float *p) { p[0] = q; }\n",
+                              .nlaunches = 1};
+    tess_blob bin = {0};
+    char *log = NULL;
+    CHECK(be->compile(dev, &src, &bin, &log) == TESS_ERR_COMPILE);
+    CHECK_MSG(log && strstr(log, "error"), "log: %s", log ? log : "(none)");
+    CHECK(bin.data == NULL);
+    free(log);
+}
+
+static void check_cache(const tess_backend_ops *be, const tess_device *dev) {
+    tess_kernel_source src = {.code = "extern \"C\" __global__ void twice(float *p) { p[threadIdx.x] *= 2.0f; }\n",
+                              .nlaunches = 1};
+    tess_blob a = {0}, b = {0};
+    char *log = NULL;
+    CHECK_OK(be->compile(dev, &src, &a, &log));
+    free(log);
+    log = NULL;
+    double t0 = tess_now();
+    CHECK_OK(be->compile(dev, &src, &b, &log));
+    double cached_ms = 1e3 * (tess_now() - t0);
+    free(log);
+    CHECK(a.size == b.size && a.size > 0 && memcmp(a.data, b.data, a.size) == 0);
+    CHECK_MSG(cached_ms < 20, "a cached compile took %.1f ms", cached_ms);
+    /* Hopper-only code is a different binary (sm_90a). */
+    src.hopper_only = true;
+    tess_blob h = {0};
+    CHECK_OK(be->compile(dev, &src, &h, &log));
+    free(log);
+    CHECK(h.size > 0 && !(h.size == a.size && memcmp(h.data, a.data, a.size) == 0));
+    tess_blob_free(&a);
+    tess_blob_free(&b);
+    tess_blob_free(&h);
+}
+
+int main(void) {
+    if (!tess_cuda_register) {
+        printf("skipped: built without the CUDA toolkit\n");
+        return 77;
+    }
+    CHECK_OK(tess_cuda_register());
+    const tess_backend_ops *be = tess_backend_find("cuda");
+    CHECK(be != NULL);
+    if (!be) return check_finish("test_cuda_templates");
+    tess_device dev = h200();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+
+    const int64_t cube[] = {64, 48, 40}, odd[] = {35, 33, 31}, small[] = {3, 5, 4}, flat[] = {4, 8, 256};
+    const int64_t n_odd[] = {1000003}, n_pow2[] = {1 << 20};
+    bool ran = compile_space(be, &dev, "heat3d", TESS_F32, cube, 3, tess_heat3d_cuda_space,
+                             tess_heat3d_cuda_emit, rng);
+    if (ran) {
+        compile_space(be, &dev, "heat3d", TESS_F32, odd, 3, tess_heat3d_cuda_space,
+                      tess_heat3d_cuda_emit, rng);
+        compile_space(be, &dev, "heat3d", TESS_F64, cube, 3, tess_heat3d_cuda_space,
+                      tess_heat3d_cuda_emit, rng);
+        compile_space(be, &dev, "heat3d", TESS_F32, small, 3, tess_heat3d_cuda_space,
+                      tess_heat3d_cuda_emit, rng);
+        compile_space(be, &dev, "heat3d", TESS_F64, flat, 3, tess_heat3d_cuda_space,
+                      tess_heat3d_cuda_emit, rng);
+        compile_space(be, &dev, "sum", TESS_F32, n_odd, 1, tess_sum_cuda_space, tess_sum_cuda_emit, rng);
+        compile_space(be, &dev, "sum", TESS_F64, n_pow2, 1, tess_sum_cuda_space, tess_sum_cuda_emit, rng);
+        check_compile_error(be, &dev);
+        check_cache(be, &dev);
+    }
+    gsl_rng_free(rng);
+    if (!ran) return 77;
+    return check_finish("test_cuda_templates");
+}

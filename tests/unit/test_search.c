@@ -1,0 +1,201 @@
+/* test_search.c - every built-in strategy on synthetic spaces with a known
+ * optimum: legal, never repeated proposals, exhaustion, reproducibility and
+ * finding the optimum within a budget. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "core/error.h"
+#include "core/space.h"
+#include "core/strategy.h"
+#include "search/search.h"
+
+/* ---- a synthetic space: a smooth bowl in log space with interactions,
+ * a region that fails at run time and a constraint ---------------------- */
+
+static bool threads_at_most_1024(const double *v, void *user) {
+    (void)user;
+    return v[0] * v[1] <= 1024;
+}
+
+static tess_space *synthetic_space(void) {
+    tess_space *s = tess_space_create();
+    const double unroll[] = {1, 2, 3, 4, 6, 8};
+    const char *const order[] = {"xyz", "xzy", "zyx"};
+    tess_space_add_pow2(s, "block_x", 1, 512, 32);
+    tess_space_add_pow2(s, "block_y", 1, 64, 4);
+    tess_space_add(s, "unroll", 6, unroll, 0);
+    tess_space_add_labels(s, "order", 3, order, 0);
+    tess_space_add_pow2(s, "tile", 1, 16, 1);
+    tess_space_add_constraint(s, threads_at_most_1024, NULL, "block_x*block_y <= 1024");
+    return s;
+}
+
+/* Time of a config: minimum 1.0 at block_x=64, block_y=4, unroll=4,
+ * order=zyx, tile=2; configs with tile 16 and unroll 8 fail. */
+static double synthetic_time(const tess_space *s, const tess_config *c, tess_outcome *status) {
+    double v[TESS_MAX_PARAMS];
+    tess_space_values(s, c, v);
+    double bx = log2(v[0]) - 6, by = log2(v[1]) - 2, u = log2(v[2]) - 2, t = log2(v[4]) - 1;
+    double order_cost[] = {0.3, 0.15, 0};
+    *status = TESS_RESULT_OK;
+    if (v[4] == 16 && v[2] == 8) {
+        *status = TESS_RESULT_RUNTIME_ERROR;
+        return INFINITY;
+    }
+    return 1 + 0.08 * bx * bx + 0.1 * by * by + 0.05 * (bx + by) * (bx + by) + 0.06 * u * u +
+           order_cost[(int)v[3]] + 0.07 * t * t + 0.02 * t * u;
+}
+
+typedef struct run_log {
+    tess_config *proposed;
+    int n;
+    int evals_to_best;      /* evaluations until the optimum was seen; 0 if never */
+    bool duplicate, illegal, oversized;
+    int calls_after_exhaustion;
+} run_log;
+
+/* Drives one strategy for up to budget evaluations in batches of `batch`,
+ * answering from synthetic_time. */
+static tess_status run_strategy(const tess_strategy_ops *ops, const tess_space *s, uint64_t seed,
+                                int budget, int batch, const tess_config *best, run_log *log) {
+    memset(log, 0, sizeof *log);
+    log->proposed = calloc((size_t)budget + 1, sizeof *log->proposed);
+    tess_strategy_options o = {.seed = seed, .batch = batch, .budget = budget};
+    void *state = NULL;
+    tess_status st = ops->create(s, &o, &state);
+    if (st) return st;
+    tess_config_set *seen = tess_config_set_create();
+    tess_config out[64];
+    while (log->n < budget) {
+        int want = budget - log->n < batch ? budget - log->n : batch, got = 0;
+        st = ops->propose(state, out, want, &got);
+        if (st) break;
+        if (got > want) log->oversized = true;
+        if (got == 0) break;
+        for (int i = 0; i < got && i < want; i++) {
+            if (!tess_config_set_add(seen, &out[i])) log->duplicate = true;
+            if (!tess_space_valid(s, &out[i])) log->illegal = true;
+            log->proposed[log->n++] = out[i];
+            if (best && !log->evals_to_best && tess_config_equal(&out[i], best)) log->evals_to_best = log->n;
+        }
+        for (int i = 0; i < got && i < want; i++) {
+            tess_outcome status;
+            double t = synthetic_time(s, &out[i], &status);
+            st = ops->observe(state, &out[i], status, t);
+            if (st) break;
+        }
+        if (st) break;
+    }
+    ops->destroy(state);
+    tess_config_set_destroy(seen);
+    return st;
+}
+
+static void find_optimum(const tess_space *s, tess_config *best, size_t *nlegal) {
+    tess_config *all = NULL;
+    CHECK_OK(tess_space_enumerate(s, 100000, &all, nlegal));
+    double best_t = INFINITY;
+    for (size_t i = 0; i < *nlegal; i++) {
+        tess_outcome status;
+        double t = synthetic_time(s, &all[i], &status);
+        if (t < best_t) {
+            best_t = t;
+            *best = all[i];
+        }
+    }
+    free(all);
+}
+
+/* Runs every strategy until a small space is exhausted. */
+static void test_exhaustion(void) {
+    const char *const kinds[] = {"a"};
+    size_t nlegal = 0;
+    tess_space *s = tess_space_create();
+    tess_space_add_pow2(s, "block_x", 1, 512, 32);
+    tess_space_add_pow2(s, "block_y", 1, 64, 4);
+    tess_space_add(s, "unroll", 6, (const double[]){1, 2, 3, 4, 6, 8}, 0);
+    tess_space_add_labels(s, "order", 1, kinds, 0);
+    tess_space_add_pow2(s, "tile", 2, 2, 2);
+    tess_space_add_constraint(s, threads_at_most_1024, NULL, "block_x*block_y <= 1024");
+    CHECK_OK(tess_space_count(s, 100000, &nlegal));
+    for (int i = 0; i < tess_strategy_count(); i++) {
+        const tess_strategy_ops *ops = tess_strategy_at(i);
+        run_log log;
+        CHECK_OK(run_strategy(ops, s, 3, (int)nlegal + 5, 16, NULL, &log));
+        CHECK_MSG(log.n == (int)nlegal, "%s proposed %d of %zu legal configs", ops->name, log.n, nlegal);
+        CHECK_MSG(!log.duplicate, "%s proposed a config twice", ops->name);
+        CHECK_MSG(!log.illegal, "%s proposed an illegal config", ops->name);
+        CHECK_MSG(!log.oversized, "%s proposed more than asked", ops->name);
+        free(log.proposed);
+    }
+    tess_space_destroy(s);
+}
+
+static void test_exhaustive_order(void) {
+    tess_space *s = synthetic_space();
+    tess_config *all = NULL;
+    size_t n = 0;
+    CHECK_OK(tess_space_enumerate(s, 100000, &all, &n));
+    run_log log;
+    CHECK_OK(run_strategy(&tess_search_exhaustive, s, 0, (int)n, 7, NULL, &log));
+    CHECK(log.n == (int)n);
+    bool same = log.n == (int)n;
+    for (int i = 0; same && i < log.n; i++) same = tess_config_equal(&log.proposed[i], &all[i]);
+    CHECK_MSG(same, "exhaustive does not follow the enumeration order");
+    free(log.proposed);
+    free(all);
+    tess_space_destroy(s);
+}
+
+static void test_reproducible(void) {
+    tess_space *s = synthetic_space();
+    for (int i = 0; i < tess_strategy_count(); i++) {
+        const tess_strategy_ops *ops = tess_strategy_at(i);
+        run_log a, b, c;
+        CHECK_OK(run_strategy(ops, s, 11, 120, 8, NULL, &a));
+        CHECK_OK(run_strategy(ops, s, 11, 120, 8, NULL, &b));
+        CHECK_OK(run_strategy(ops, s, 12, 120, 8, NULL, &c));
+        bool same = a.n == b.n, differs = a.n != c.n;
+        for (int j = 0; same && j < a.n; j++) same = tess_config_equal(&a.proposed[j], &b.proposed[j]);
+        for (int j = 0; !differs && j < a.n; j++) differs = !tess_config_equal(&a.proposed[j], &c.proposed[j]);
+        CHECK_MSG(same, "%s: the same seed gave different runs", ops->name);
+        if (strcmp(ops->name, "exhaustive") != 0)
+            CHECK_MSG(differs, "%s: different seeds gave the same run", ops->name);
+        CHECK_MSG(!a.duplicate && !a.illegal, "%s: duplicate or illegal proposal", ops->name);
+        free(a.proposed);
+        free(b.proposed);
+        free(c.proposed);
+    }
+    tess_space_destroy(s);
+}
+
+static void test_warm_start(void) {
+    tess_space *s = synthetic_space();
+    tess_config warm[2];
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &warm[0]));
+    CHECK_OK(tess_config_parse(s, "block_x=32,block_y=4,unroll=4,order=zyx,tile=2", &warm[1]));
+    for (int i = 0; i < tess_strategy_count(); i++) {
+        const tess_strategy_ops *ops = tess_strategy_at(i);
+        tess_strategy_options o = {.seed = 1, .batch = 4, .warm = warm, .nwarm = 2};
+        void *state = NULL;
+        CHECK_OK(ops->create(s, &o, &state));
+        tess_config out[4];
+        int n = 0;
+        CHECK_OK(ops->propose(state, out, 4, &n));
+        CHECK_MSG(n == 4 && tess_config_equal(&out[0], &warm[0]) && tess_config_equal(&out[1], &warm[1]),
+                  "%s does not start from the warm-start configs", ops->name);
+        ops->destroy(state);
+    }
+    tess_space_destroy(s);
+}
+
+int main(void) {
+    CHECK_OK(tess_search_register_builtin());
+    CHECK(tess_strategy_find("exhaustive") && tess_strategy_find("random"));
+    test_exhaustion();
+    test_exhaustive_order();
+    test_reproducible();
+    test_warm_start();
+    return check_finish("test_search");
+}

@@ -1,0 +1,188 @@
+/*
+ * api.c - the public API (tessera.h): contexts, tuning with every result
+ * recorded, and kernels chosen from the records for a caller's own arrays.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/records.h"
+#include "core/runner.h"
+#include "core/tune.h"
+#include "session.h"
+
+struct tess_context {
+    tess_records *db;
+};
+
+tess_status tess_open(tess_context **out, const char *db_path) {
+    tess_status st = tess_register_builtin();
+    if (st) return st;
+    tess_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return tess_error(TESS_ERR_NOMEM, "context");
+    char default_path[4096];
+    if (!db_path || !*db_path) {
+        st = tess_records_default_path(default_path, sizeof default_path);
+        if (st) {
+            free(ctx);
+            return st;
+        }
+        db_path = default_path;
+    }
+    st = tess_records_open(db_path, &ctx->db);
+    if (st) {
+        free(ctx);
+        return st;
+    }
+    *out = ctx;
+    return TESS_OK;
+}
+
+void tess_close(tess_context *ctx) {
+    if (!ctx) return;
+    tess_records_close(ctx->db);
+    free(ctx);
+}
+
+tess_records *tess_context_records(tess_context *ctx) { return ctx->db; }
+
+tess_tune_options tess_tune_options_default(void) {
+    return (tess_tune_options){.strategy = NULL, .budget = 30, .seconds = 0, .seed = 1, .batch = 0,
+                               .window = 0};
+}
+
+tess_status tess_session_resolve(const char *op_name, const int64_t *shape, int ndim,
+                                 const char *dtype_name, const char *backend, tess_session *s) {
+    memset(s, 0, sizeof *s);
+    s->op = tess_op_find(op_name);
+    if (!s->op) return tess_error(TESS_ERR_NOTFOUND, "unknown operator '%s' (see `tessera ops`)", op_name);
+    tess_dtype dt;
+    tess_status st = tess_dtype_parse(dtype_name ? dtype_name : "f32", &dt);
+    if (!st) st = tess_task_init(&s->task, op_name, dt, shape, ndim);
+    if (!st) st = s->op->check_task(&s->task);
+    if (st) return st;
+    if (backend && *backend) {
+        s->be = tess_backend_find(backend);
+        if (!s->be) return tess_error(TESS_ERR_NOTFOUND, "unknown backend '%s' (cpu, cuda)", backend);
+        if (!tess_op_supports_backend(s->op, backend))
+            return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", op_name, backend);
+        st = s->be->probe(&s->device);
+        if (st) return tess_error_context(TESS_ERR_UNAVAILABLE, "backend %s is unavailable", backend);
+    } else {
+        st = tess_backend_best(s->op, &s->be, &s->device);
+        if (st) return st;
+    }
+    st = tess_device_key(&s->device, s->device_key, sizeof s->device_key);
+    if (!st) st = tess_task_key(&s->task, s->task_key, sizeof s->task_key);
+    return st;
+}
+
+tess_status tess_session_ceilings(tess_records *db, tess_session *s, bool *measured_now) {
+    if (measured_now) *measured_now = false;
+    int64_t id;
+    tess_status st = tess_records_put_device(db, &s->device, &id);
+    if (!st) st = tess_records_load_ceilings(db, &s->device);
+    if (st || s->device.ceiling_gbps > 0) return st;
+    double gbps, gflops;
+    st = tess_backend_calibrate_isolated(s->be, &s->device, &gbps, &gflops);
+    if (st) return st;
+    s->device.ceiling_gbps = gbps;
+    s->device.ceiling_gflops = gflops;
+    if (measured_now) *measured_now = true;
+    return tess_records_set_ceilings(db, &s->device, gbps, gflops);
+}
+
+/* What the search loop's results go through on their way to the database. */
+typedef struct recorder {
+    tess_records *db;
+    const tess_space *space;
+    int64_t run_id;
+    const char *strategy;
+    const tess_tune_options *opt;
+    tess_tune_report *report;
+    int done, budget;
+    double best_ms, t0;
+    tess_status db_error;
+} recorder;
+
+static void on_result(const tess_result *r, void *user) {
+    recorder *rec = user;
+    char config[1024];
+    bool first = rec->done == 0;
+    rec->done++;
+    if (r->status == TESS_RESULT_OK && r->time_ms < rec->best_ms) rec->best_ms = r->time_ms;
+    if (first && rec->report && r->status == TESS_RESULT_OK) rec->report->default_ms = r->time_ms;
+    if (tess_config_format(rec->space, &r->config, config, sizeof config) == TESS_OK) {
+        tess_status st = tess_records_put_result(rec->db, rec->run_id, config, r,
+                                                 first ? "default" : rec->strategy);
+        if (st && !rec->db_error) rec->db_error = st;
+    }
+    if (rec->opt->progress)
+        rec->opt->progress(rec->done, rec->budget, rec->best_ms, tess_now() - rec->t0,
+                           rec->opt->progress_user);
+}
+
+tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                      const char *dtype, const char *backend, const tess_tune_options *opt_in,
+                      tess_tune_report *report) {
+    tess_tune_options opt = opt_in ? *opt_in : tess_tune_options_default();
+    tess_session s;
+    tess_status st = tess_session_resolve(op, shape, ndim, dtype, backend, &s);
+    if (st) return st;
+    const char *strategy_name = opt.strategy ? opt.strategy : tess_strategy_default_name();
+    const tess_strategy_ops *strategy = tess_strategy_find(strategy_name);
+    if (!strategy)
+        return tess_error(TESS_ERR_NOTFOUND, "unknown strategy '%s' (see `tessera strategies`)",
+                          strategy_name);
+    st = tess_session_ceilings(ctx->db, &s, NULL);
+    if (st) return st;
+    int64_t device_id, task_id, run_id;
+    st = tess_records_put_device(ctx->db, &s.device, &device_id);
+    if (!st) st = tess_records_put_task(ctx->db, &s.task, s.op->family, &task_id);
+    if (st) return st;
+    tess_evaluator *ev;
+    tess_hw_options hw = tess_hw_options_default();
+    hw.seed = opt.seed;
+    st = tess_evaluator_create_hw(s.op, &s.task, s.be, &s.device, &hw, &ev);
+    if (st) return st;
+    st = tess_records_begin_run(ctx->db, task_id, device_id, strategy_name, opt.seed, opt.budget, &run_id);
+    if (st) {
+        tess_evaluator_destroy(ev);
+        return st;
+    }
+    if (report) memset(report, 0, sizeof *report);
+    tess_config dflt;
+    tess_space_default(ev->space, &dflt);
+    recorder rec = {.db = ctx->db, .space = ev->space, .run_id = run_id, .strategy = strategy_name,
+                    .opt = &opt, .report = report, .budget = opt.budget, .best_ms = INFINITY,
+                    .t0 = tess_now()};
+    tess_tune_loop_options lo = {.strategy = strategy, .budget = opt.budget, .seconds = opt.seconds,
+                                 .window = opt.window, .seed = opt.seed, .batch = opt.batch,
+                                 .seeds = &dflt, .nseeds = 1, .on_result = on_result, .user = &rec};
+    tess_tune_outcome out;
+    st = tess_tune_loop(ev, &lo, &out);
+    if (!st && rec.db_error) st = tess_error(rec.db_error, "recording results: %s", tess_errmsg());
+    tess_status end = tess_records_end_run(ctx->db, run_id, st ? "error" : out.stop_reason, out.evaluations);
+    if (!st) st = end;
+    if (!st && report) {
+        if (out.found) {
+            tess_config_format(ev->space, &out.best.config, report->best_config, sizeof report->best_config);
+            report->best_ms = out.best.time_ms;
+            report->best_gbps = out.best.gbps;
+            report->best_gflops = out.best.gflops;
+        } else {
+            report->best_ms = INFINITY;
+        }
+        report->ceiling_gbps = s.device.ceiling_gbps;
+        report->ceiling_gflops = s.device.ceiling_gflops;
+        report->evaluations = out.evaluations;
+        for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out.counts[i];
+        snprintf(report->stop_reason, sizeof report->stop_reason, "%s", out.stop_reason);
+        snprintf(report->device, sizeof report->device, "%s", s.device_key);
+    }
+    tess_evaluator_destroy(ev);
+    return st;
+}
