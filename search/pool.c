@@ -11,6 +11,11 @@
 #define REST_LIMIT 5000000
 /* Past this many repeats in a row a space too large to list counts as exhausted. */
 #define REPEATS_GIVE_UP 200000
+/* The cost model: boosted trees, and how much slower than the slowest a failure counts (log). */
+#define MODEL_TREES 60
+#define MODEL_DEPTH 4
+#define MODEL_RATE 0.15
+#define FAIL_MARGIN 0.5
 
 tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out) {
     *out = NULL;
@@ -50,6 +55,7 @@ void tess_pool_destroy(tess_pool *pool) {
     free(pool->status);
     free(pool->warm);
     free(pool->rest);
+    tess_gbt_destroy(pool->model);
     free(pool);
 }
 
@@ -219,4 +225,23 @@ int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *ou
     }
     tess_config_set_destroy(seen);
     return n;
+}
+
+const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs) {
+    if (pool->nok < min_obs || pool->nok == 0) return NULL;
+    if (pool->model && pool->model_n == pool->n) return pool->model;
+    if (!pool->model) pool->model = tess_gbt_create(pool->nfeat, MODEL_TREES, MODEL_DEPTH, MODEL_RATE);
+    double *y = malloc((size_t)pool->n * sizeof *y);
+    bool ok = pool->model && y && tess_pool_log_times(pool, FAIL_MARGIN, y) &&
+              tess_gbt_fit(pool->model, pool->features, y, pool->n) == TESS_OK;
+    free(y);
+    if (!ok) return NULL;
+    pool->model_n = pool->n;
+    return pool->model;
+}
+
+double tess_pool_predict(const tess_pool *pool, const tess_config *c) {
+    double f[TESS_MAX_PARAMS];
+    tess_space_encode(pool->space, c, f);
+    return tess_gbt_predict(pool->model, f);
 }

@@ -11,6 +11,7 @@
 #include "core/space.h"
 #include "core/strategy.h"
 #include "core/types.h"
+#include "search/gbt.h"
 
 typedef struct tess_pool {
     const tess_space *space;
@@ -33,6 +34,9 @@ typedef struct tess_pool {
     size_t nrest, next_rest;
     bool rest_built;
     bool exhausted;
+    /* the shared cost model (log time), refitted lazily */
+    tess_gbt *model;
+    int model_n;             /* observations it was fitted to */
 } tess_pool;
 
 tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out);
@@ -54,6 +58,12 @@ int tess_pool_top(const tess_pool *pool, int k, int *idx);
 /* Log of each observation's time, failures at the slowest ok time plus `fail_margin`
  * (information without an infinity); y has pool->n entries. False if nothing succeeded. */
 bool tess_pool_log_times(const tess_pool *pool, double fail_margin, double *y);
+
+/* The cost model fitted to every observation so far (log time, failures as
+ * slow); NULL while fewer than `min_obs` observations succeeded. */
+const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs);
+/* The model's prediction for a config. */
+double tess_pool_predict(const tess_pool *pool, const tess_config *c);
 
 /* Candidates: up to max distinct legal configs never proposed: nrandom random
  * draws and every Hamming neighbour of the ntop best observations. Nothing is

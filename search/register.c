@@ -6,6 +6,10 @@ tess_status tess_search_register_builtin(void) {
         &tess_search_exhaustive,
         &tess_search_random,
         &tess_search_bayes,
+        &tess_search_model,
+        &tess_search_genetic,
+        &tess_search_anneal,
+        &tess_search_agent,
     };
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++) {
         tess_status st = tess_strategy_register(builtin[i]);

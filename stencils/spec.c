@@ -24,7 +24,7 @@ static const char *const reserved_words[] = {
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "fabs", "fabsf", "sqrtf", "fmin",
     "fmax", "fminf", "fmaxf", "main",
     /* generator variables */
-    "x", "y", "z", "i", "j", "k", "xt", "yt", "zt", "idx_t", "buffers", "step", "tid", "src", "dst",
+    "x", "y", "z", "xt", "yt", "zt", "idx_t", "buffers", "step", "tid", "src", "dst",
 };
 
 static bool is_reserved(const char *name) {

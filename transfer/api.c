@@ -58,7 +58,7 @@ tess_status tess_session_resolve(const char *op_name, const int64_t *shape, int 
                                  const char *dtype_name, const char *backend, tess_session *s) {
     memset(s, 0, sizeof *s);
     s->op = tess_op_find(op_name);
-    if (!s->op) return tess_error(TESS_ERR_NOTFOUND, "unknown operator '%s' (see `tessera ops`)", op_name);
+    if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", op_name);
     tess_dtype dt;
     tess_status st = tess_dtype_parse(dtype_name ? dtype_name : "f32", &dt);
     if (!st) st = tess_task_init(&s->task, op_name, dt, shape, ndim);
@@ -66,7 +66,7 @@ tess_status tess_session_resolve(const char *op_name, const int64_t *shape, int 
     if (st) return st;
     if (backend && *backend) {
         s->be = tess_backend_find(backend);
-        if (!s->be) return tess_error(TESS_ERR_NOTFOUND, "unknown backend '%s' (cpu, cuda)", backend);
+        if (!s->be) return tess_error(TESS_ERR_ARG, "unknown backend '%s' (cpu, cuda)", backend);
         if (!tess_op_supports_backend(s->op, backend))
             return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", op_name, backend);
         st = s->be->probe(&s->device);
@@ -135,7 +135,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     const char *strategy_name = opt.strategy ? opt.strategy : tess_strategy_default_name();
     const tess_strategy_ops *strategy = tess_strategy_find(strategy_name);
     if (!strategy)
-        return tess_error(TESS_ERR_NOTFOUND, "unknown strategy '%s' (see `tessera strategies`)",
+        return tess_error(TESS_ERR_ARG, "unknown strategy '%s' (see `tessera strategies`)",
                           strategy_name);
     st = tess_session_ceilings(ctx->db, &s, NULL);
     if (st) return st;

@@ -34,9 +34,7 @@ static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 static void driver_load(void) {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
-        const char *why = dlerror();
-        snprintf(driver_reason, sizeof driver_reason, "libcuda.so.1 not found: no NVIDIA driver (%s)",
-                 why ? why : "dlopen failed");
+        snprintf(driver_reason, sizeof driver_reason, "libcuda.so.1 not found: no NVIDIA driver");
         driver_status = TESS_ERR_UNAVAILABLE;
         return;
     }

@@ -177,7 +177,7 @@ tess_status tess_cuda_probe(tess_device *dev) {
     }
     probe_answer a = answer;
     pthread_mutex_unlock(&probe_lock);
-    if (a.status) return tess_error(a.status, "cuda: %s", a.reason);
+    if (a.status) return tess_error(a.status, "%s", a.reason);
     *dev = a.dev;
     return TESS_OK;
 }

@@ -1,0 +1,148 @@
+/* agent.c - the default strategy: a multi-armed bandit that gives each
+ * batch's slots to techniques (bayes, model, genetic, anneal) by the new
+ * bests each recently delivered, as OpenTuner's AUC bandit does. All
+ * techniques share one experience pool and its cost model; the run starts
+ * from the warm-start configs when there are any. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "search/search.h"
+#include "search/technique.h"
+
+#define NTECH 4
+#define WINDOW 24             /* recent outcomes a technique is judged on */
+#define EXPLORE 0.6           /* weight of the bandit's exploration term */
+#define MAX_PENDING 4096
+
+typedef struct arm {
+    const tess_technique_ops *ops;
+    void *state;
+    unsigned char outcome[WINDOW];   /* 1: produced a new best */
+    int nout, next;
+    int pending;              /* slots proposed and not yet observed */
+} arm;
+
+typedef struct pending {
+    tess_config c;
+    int arm;
+} pending;
+
+typedef struct agent {
+    tess_pool *pool;
+    arm arms[NTECH];
+    pending *wait;
+    int nwait;
+    int total;                /* outcomes credited */
+} agent;
+
+static void agent_destroy(void *state) {
+    agent *g = state;
+    if (!g) return;
+    for (int k = 0; k < NTECH; k++)
+        if (g->arms[k].state) g->arms[k].ops->destroy(g->arms[k].state);
+    free(g->wait);
+    tess_pool_destroy(g->pool);
+    free(g);
+}
+
+static tess_status agent_create(const tess_space *s, const tess_strategy_options *o, void **state) {
+    *state = NULL;
+    agent *g = calloc(1, sizeof *g);
+    if (!g) return tess_error(TESS_ERR_NOMEM, "agent: no memory");
+    static const tess_technique_ops *const techniques[NTECH] = {
+        &tess_technique_bayes, &tess_technique_model, &tess_technique_genetic, &tess_technique_anneal};
+    tess_status st = tess_pool_create(s, o, &g->pool);
+    g->wait = malloc(MAX_PENDING * sizeof *g->wait);
+    if (!st && !g->wait) st = tess_error(TESS_ERR_NOMEM, "agent: no memory");
+    for (int k = 0; k < NTECH && !st; k++) {
+        g->arms[k].ops = techniques[k];
+        st = techniques[k]->create(g->pool, &g->arms[k].state);
+    }
+    if (st) {
+        agent_destroy(g);
+        return tess_error_context(st, "creating strategy 'agent'");
+    }
+    *state = g;
+    return TESS_OK;
+}
+
+/* Upper confidence bound of an arm's rate of new bests; slots already given
+ * out in this batch count as uses without a win, so a batch spreads out. */
+static double arm_score(const agent *g, const arm *a) {
+    int wins = 0;
+    for (int i = 0; i < a->nout; i++) wins += a->outcome[i];
+    int uses = a->nout + a->pending;
+    double rate = (wins + 1.0) / (uses + 2.0);
+    return rate + EXPLORE * sqrt(log(g->total + 2.0) / (uses + 1.0));
+}
+
+static tess_status agent_propose(void *state, tess_config *out, int max, int *n) {
+    agent *g = state;
+    int k = 0;
+    while (k < max && tess_pool_next_warm(g->pool, &out[k])) k++;
+    /* deal the remaining slots one by one to the best-scoring arm */
+    int slots[NTECH] = {0};
+    for (int s = k; s < max; s++) {
+        int best = 0;
+        double best_score = -1;
+        for (int a = 0; a < NTECH; a++) {
+            double sc = arm_score(g, &g->arms[a]);
+            if (sc > best_score) best_score = sc, best = a;
+        }
+        slots[best]++;
+        g->arms[best].pending++;
+    }
+    for (int a = 0; a < NTECH; a++) g->arms[a].pending -= slots[a];
+    for (int a = 0; a < NTECH && k < max; a++) {
+        if (!slots[a]) continue;
+        int want = slots[a] < max - k ? slots[a] : max - k, got = 0;
+        tess_status st = g->arms[a].ops->propose(g->arms[a].state, g->pool, out + k, want, &got);
+        if (st) return st;
+        for (int i = 0; i < got; i++) {
+            if (g->nwait < MAX_PENDING) g->wait[g->nwait++] = (pending){out[k + i], a};
+            g->arms[a].pending++;
+        }
+        k += got;
+    }
+    /* slots a technique could not fill go to the others in order, then to random */
+    for (int a = 0; a < NTECH && k < max; a++) {
+        int got = 0;
+        tess_status st = g->arms[a].ops->propose(g->arms[a].state, g->pool, out + k, max - k, &got);
+        if (st) return st;
+        for (int i = 0; i < got; i++) {
+            if (g->nwait < MAX_PENDING) g->wait[g->nwait++] = (pending){out[k + i], a};
+            g->arms[a].pending++;
+        }
+        k += got;
+    }
+    while (k < max && tess_pool_random(g->pool, &out[k])) k++;
+    *n = k;
+    return TESS_OK;
+}
+
+static tess_status agent_observe(void *state, const tess_config *c, tess_outcome status, double time_ms) {
+    agent *g = state;
+    double before = tess_pool_best_time(g->pool);   /* INFINITY: the first success is a new best */
+    int i = tess_pool_observe(g->pool, c, status, time_ms);
+    if (i < 0) return tess_error(TESS_ERR_NOMEM, "agent: no memory for an observation");
+    for (int a = 0; a < NTECH; a++)
+        if (g->arms[a].ops->observe) g->arms[a].ops->observe(g->arms[a].state, g->pool, i);
+    /* credit the arm that proposed c */
+    for (int w = 0; w < g->nwait; w++) {
+        if (!tess_config_equal(&g->wait[w].c, c)) continue;
+        arm *a = &g->arms[g->wait[w].arm];
+        a->pending--;
+        a->outcome[a->next] = tess_pool_best_time(g->pool) < before;
+        a->next = (a->next + 1) % WINDOW;
+        if (a->nout < WINDOW) a->nout++;
+        g->total++;
+        g->wait[w] = g->wait[--g->nwait];
+        break;
+    }
+    return TESS_OK;
+}
+
+const tess_strategy_ops tess_search_agent = {
+    "agent", "bandit over bayes, model, genetic and anneal sharing one pool and cost model (default)",
+    agent_create, agent_propose, agent_observe, agent_destroy};

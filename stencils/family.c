@@ -1,0 +1,293 @@
+/* family.c - the stencil family: operators built from stencil specs, and
+ * their registration from a library directory or from the copy of the
+ * library embedded in the binary. */
+#include <dirent.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/fsutil.h"
+#include "family.h"
+#include "gen_cpu.h"
+#include "gen_cuda.h"
+#include "gen_util.h"
+#include "spec_eval.h"
+
+#define FAMILY_MAX 64
+
+typedef struct stencil_entry {
+    tess_spec *spec;
+    tess_op op;
+    char default_shape[64];
+    tess_stencil_cuda_limits cuda_limits[2];   /* f32, f64 */
+} stencil_entry;
+
+/* Entries live as long as the process: the registry holds their operators. */
+static stencil_entry *family[FAMILY_MAX];
+static int nfamily;
+
+/* The embedded library (stencils/templates/*.stencil, see tess_embed). */
+extern const char tess_src_stencils_templates_advect2d_stencil[];
+extern const char tess_src_stencils_templates_box3d27_stencil[];
+extern const char tess_src_stencils_templates_hdiff_stencil[];
+extern const char tess_src_stencils_templates_heat2d_stencil[];
+extern const char tess_src_stencils_templates_heat3d_stencil[];
+extern const char tess_src_stencils_templates_star3d25_stencil[];
+extern const char tess_src_stencils_templates_varcoef3d_stencil[];
+
+static const struct {
+    const char *file;
+    const char *text;
+} builtin[] = {
+    {"advect2d.stencil", tess_src_stencils_templates_advect2d_stencil},
+    {"box3d27.stencil", tess_src_stencils_templates_box3d27_stencil},
+    {"hdiff.stencil", tess_src_stencils_templates_hdiff_stencil},
+    {"heat2d.stencil", tess_src_stencils_templates_heat2d_stencil},
+    {"heat3d.stencil", tess_src_stencils_templates_heat3d_stencil},
+    {"star3d25.stencil", tess_src_stencils_templates_star3d25_stencil},
+    {"varcoef3d.stencil", tess_src_stencils_templates_varcoef3d_stencil},
+};
+#define NBUILTIN ((int)(sizeof builtin / sizeof builtin[0]))
+
+static const stencil_entry *entry_named(const char *name) {
+    for (int i = 0; i < nfamily; i++)
+        if (strcmp(family[i]->spec->name, name) == 0) return family[i];
+    return NULL;
+}
+
+static tess_status task_entry(const tess_task *t, const stencil_entry **e) {
+    *e = entry_named(t->op);
+    if (!*e) return tess_error(TESS_ERR_NOTFOUND, "no stencil named '%s'", t->op);
+    return TESS_OK;
+}
+
+/* ---- the operator's functions ------------------------------------------------------ */
+
+static tess_status op_check_task(const tess_task *t) {
+    const stencil_entry *e;
+    tess_status st = task_entry(t, &e);
+    return st ? st : tess_gen_check_task(e->spec, t);
+}
+
+static tess_status op_space(const tess_task *t, const tess_device *dev, tess_space **out) {
+    const stencil_entry *e;
+    tess_status st = task_entry(t, &e);
+    if (st) return st;
+    if (strcmp(dev->backend, "cpu") == 0) return tess_stencil_cpu_space(e->spec, t, dev, out);
+    if (strcmp(dev->backend, "cuda") == 0)
+        return tess_stencil_cuda_space(e->spec, t, dev, &e->cuda_limits[t->dtype == TESS_F64], out);
+    return tess_error(TESS_ERR_UNAVAILABLE, "stencil '%s' has no code generator for backend '%s'", t->op, dev->backend);
+}
+
+static tess_status op_buffers(const tess_task *t, tess_buffer_spec *specs, int *n) {
+    const stencil_entry *e;
+    tess_status st = task_entry(t, &e);
+    if (st) return st;
+    const tess_spec *s = e->spec;
+    int k = 0;
+    for (int f = 0; f < s->nfields; f++, k++) {
+        snprintf(specs[k].name, sizeof specs[k].name, "%s", s->field[f].name);
+        specs[k].role = s->field[f].role == TESS_FIELD_OUT ? TESS_BUF_OUT : TESS_BUF_IN;
+        specs[k].dtype = tess_spec_field_dtype(s, f, t->dtype);
+        specs[k].count = tess_spec_field_count(s, f, t->shape);
+    }
+    for (int f = 0; s->steps > 1 && f < s->nfields; f++) {
+        if (s->field[f].role != TESS_FIELD_OUT) continue;
+        specs[k] = specs[f];
+        snprintf(specs[k].name, sizeof specs[k].name, "%.19s_tmp", s->field[f].name);
+        specs[k++].role = TESS_BUF_SCRATCH;
+    }
+    *n = k;
+    return TESS_OK;
+}
+
+static tess_status op_fill_input(const tess_task *t, int index, void *host, uint64_t seed) {
+    const stencil_entry *e;
+    tess_status st = task_entry(t, &e);
+    if (st) return st;
+    const tess_spec *s = e->spec;
+    if (index < 0 || index >= s->nfields || s->field[index].role == TESS_FIELD_OUT)
+        return tess_error(TESS_ERR_ARG, "stencil '%s': buffer %d is not an input", s->name, index);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng) return tess_error(TESS_ERR_NOMEM, "out of memory creating a random generator");
+    gsl_rng_set(rng, (unsigned long)(seed * 1000003u + (uint64_t)index));
+    const tess_spec_field *f = &s->field[index];
+    int64_t n = tess_spec_field_count(s, index, t->shape);
+    bool f32 = tess_spec_field_dtype(s, index, t->dtype) == TESS_F32;
+    for (int64_t i = 0; i < n; i++) {
+        double v = f->fill_lo + (f->fill_hi - f->fill_lo) * gsl_rng_uniform(rng);
+        if (f32) ((float *)host)[i] = (float)v;
+        else ((double *)host)[i] = v;
+    }
+    gsl_rng_free(rng);
+    return TESS_OK;
+}
+
+static tess_status op_emit(const tess_task *t, const tess_device *dev, const tess_space *sp,
+                           const tess_config *c, tess_kernel_source *out) {
+    const stencil_entry *e;
+    tess_status st = task_entry(t, &e);
+    if (st) return st;
+    if (strcmp(dev->backend, "cpu") == 0) return tess_stencil_cpu_emit(e->spec, t, sp, c, out);
+    if (strcmp(dev->backend, "cuda") == 0) return tess_stencil_cuda_emit(e->spec, t, sp, c, out);
+    return tess_error(TESS_ERR_UNAVAILABLE, "stencil '%s' has no code generator for backend '%s'", t->op, dev->backend);
+}
+
+static tess_status op_reference(const tess_task *t, void *const *host_buffers) {
+    const stencil_entry *e;
+    tess_status st = task_entry(t, &e);
+    return st ? st : tess_spec_reference(e->spec, t->dtype, t->shape, host_buffers);
+}
+
+static double op_flops(const tess_task *t) {
+    const stencil_entry *e = entry_named(t->op);
+    return e ? tess_spec_flops(e->spec, t->shape) : 0;
+}
+
+static double op_bytes(const tess_task *t) {
+    const stencil_entry *e = entry_named(t->op);
+    return e ? tess_spec_bytes(e->spec, t->dtype, t->shape) : 0;
+}
+
+static double op_tolerance(const tess_task *t) {
+    const stencil_entry *e = entry_named(t->op);
+    return e ? tess_spec_tolerance(e->spec, t->dtype) : 0;
+}
+
+static double op_verify_scale(const tess_task *t, void *const *host_buffers) {
+    const stencil_entry *e = entry_named(t->op);
+    double scale = 1;
+    if (e) tess_spec_scale(e->spec, t->dtype, t->shape, host_buffers, &scale);
+    return scale;
+}
+
+/* ---- registration ----------------------------------------------------------------- */
+
+static const char *const backends[] = {"cpu", "cuda", NULL};
+
+tess_status tess_stencils_register_spec(tess_spec *s) {
+    if (!s) return tess_error(TESS_ERR_ARG, "no stencil to register");
+    tess_status st = tess_spec_finish(s);
+    if (st || entry_named(s->name)) {
+        tess_spec_destroy(s);
+        return st;
+    }
+    if (nfamily == FAMILY_MAX) {
+        tess_spec_destroy(s);
+        return tess_error(TESS_ERR_NOMEM, "more than %d stencils", FAMILY_MAX);
+    }
+    stencil_entry *e = calloc(1, sizeof *e);
+    if (!e) {
+        tess_spec_destroy(s);
+        return tess_error(TESS_ERR_NOMEM, "out of memory registering stencil '%s'", s->name);
+    }
+    e->spec = s;
+    tess_shape_format(s->shape, s->rank, e->default_shape, sizeof e->default_shape);
+    tess_stencil_cuda_limits_init(s, TESS_F32, &e->cuda_limits[0]);
+    tess_stencil_cuda_limits_init(s, TESS_F64, &e->cuda_limits[1]);
+    e->op = (tess_op){
+        .name = s->name,
+        .family = "stencils",
+        .summary = s->summary && *s->summary ? s->summary : s->name,
+        .default_shape = e->default_shape,
+        .backends = backends,
+        .check_task = op_check_task,
+        .space = op_space,
+        .buffers = op_buffers,
+        .fill_input = op_fill_input,
+        .emit = op_emit,
+        .reference = op_reference,
+        .flops = op_flops,
+        .bytes = op_bytes,
+        .tolerance = op_tolerance,
+        .verify_scale = op_verify_scale,
+    };
+    family[nfamily++] = e;
+    if (tess_op_find(s->name)) return TESS_OK;   /* a hand-written operator keeps the name */
+    return tess_op_register(&e->op);
+}
+
+/* Registers one file's text; keeps the first failure in *first. */
+static void register_text(const char *text, size_t len, const char *file, tess_status *first, char *msg,
+                          size_t msg_len) {
+    tess_spec *s;
+    tess_status st = tess_spec_parse(text, len, file, &s);
+    if (!st) st = tess_stencils_register_spec(s);
+    if (st && !*first) {
+        *first = st;
+        snprintf(msg, msg_len, "%s", tess_errmsg());
+    }
+}
+
+static int compare_names(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+tess_status tess_stencils_register_library(const char *lib_dir) {
+    DIR *d = opendir(lib_dir);
+    if (!d) return tess_error(TESS_ERR_IO, "cannot open stencil library %s", lib_dir);
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    tess_status first = TESS_OK;
+    char msg[1024] = "";
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t len = strlen(de->d_name);
+        if (len <= 8 || strcmp(de->d_name + len - 8, ".stencil") != 0 || de->d_name[0] == '.') continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nn = realloc(names, cap * sizeof *nn);
+            if (!nn) {
+                first = tess_error(TESS_ERR_NOMEM, "out of memory listing %s", lib_dir);
+                break;
+            }
+            names = nn;
+        }
+        if (!(names[n] = strdup(de->d_name))) {
+            first = tess_error(TESS_ERR_NOMEM, "out of memory listing %s", lib_dir);
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (first) snprintf(msg, sizeof msg, "%s", tess_errmsg());
+    qsort(names, n, sizeof *names, compare_names);
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", lib_dir, names[i]);
+        char *text;
+        size_t len;
+        tess_status st = tess_read_file(path, &text, &len);
+        if (st && !first) {
+            first = st;
+            snprintf(msg, sizeof msg, "%s", tess_errmsg());
+        }
+        if (!st) register_text(text, len, path, &first, msg, sizeof msg);
+        if (!st) free(text);
+        free(names[i]);
+    }
+    free(names);
+    return first ? tess_error(first, "%s", msg) : TESS_OK;
+}
+
+tess_status tess_stencils_register_builtin(void) {
+    tess_status first = TESS_OK;
+    char msg[1024] = "";
+    for (int i = 0; i < NBUILTIN; i++)
+        register_text(builtin[i].text, strlen(builtin[i].text), builtin[i].file, &first, msg, sizeof msg);
+    return first ? tess_error(first, "%s", msg) : TESS_OK;
+}
+
+const tess_op *tess_stencils_op(const char *name) {
+    const stencil_entry *e = name ? entry_named(name) : NULL;
+    return e ? &e->op : NULL;
+}
+
+const tess_spec *tess_stencils_spec(const char *name) {
+    const stencil_entry *e = name ? entry_named(name) : NULL;
+    return e ? e->spec : NULL;
+}
+
+int tess_stencils_builtin_count(void) { return NBUILTIN; }
+const char *tess_stencils_builtin_file(int i) { return i >= 0 && i < NBUILTIN ? builtin[i].file : NULL; }
+const char *tess_stencils_builtin_text(int i) { return i >= 0 && i < NBUILTIN ? builtin[i].text : NULL; }

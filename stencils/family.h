@@ -1,0 +1,36 @@
+/*
+ * family.h - the stencil family: one operator per stencil spec.
+ *
+ * Each spec (a .stencil file, or one built through the C API of spec.h)
+ * becomes a tess_op named after the stencil, with C/OpenMP and CUDA code
+ * generation, the float64 reference interpreter, and counts derived from
+ * the spec. An operator name the registry already holds is left to its
+ * owner; the family still keeps its own operator (tess_stencils_op).
+ * Registration is meant for start-up: it is not thread-safe.
+ */
+#ifndef TESS_STENCILS_FAMILY_H
+#define TESS_STENCILS_FAMILY_H
+
+#include "core/op.h"
+#include "spec.h"
+
+/* Parses every *.stencil file of lib_dir (in name order) and registers
+ * one operator per stencil. Files that fail to parse are skipped; the
+ * first failure is returned (TESS_ERR_FORMAT, "file:line:col: ...") after
+ * the others are registered. */
+tess_status tess_stencils_register_library(const char *lib_dir);
+/* Registers the library compiled into the binary (stencils/templates/*.stencil). */
+tess_status tess_stencils_register_builtin(void);
+/* Registers one finished spec; the family takes ownership (also on failure).
+ * A stencil name the family already has is skipped (the spec is freed). */
+tess_status tess_stencils_register_spec(tess_spec *s);
+
+/* The family's operator and spec for a stencil name (NULL if none). */
+const tess_op *tess_stencils_op(const char *name);
+const tess_spec *tess_stencils_spec(const char *name);
+/* The embedded library: number of files, and each file's name and text. */
+int tess_stencils_builtin_count(void);
+const char *tess_stencils_builtin_file(int i);
+const char *tess_stencils_builtin_text(int i);
+
+#endif

@@ -1,0 +1,34 @@
+/* gen_cuda.h - CUDA code generation for stencil specs.
+ *
+ * Tunables: block_x, block_y, block_z (threads; block_z only without
+ * streaming); ppt_x, ppt_y (points per thread, strided by the block so that
+ * loads stay coalesced); stream (3D: 2.5D streaming, a block walks up z
+ * keeping each field's column in a register queue) and chunk (the z range
+ * one block walks); staging ("ldg": neighbours through the read-only cache,
+ * "shared": each plane staged in shared memory with its halo; streaming
+ * only in 3D); unroll (of the z loop); min_blocks (__launch_bounds__).
+ * Kernel ABI: __global__ void ENTRY(T0 *b0, T1 *b1, ...), one launch per
+ * time step (steps <= TESS_MAX_LAUNCHES). */
+#ifndef TESS_GEN_CUDA_H
+#define TESS_GEN_CUDA_H
+
+#include "core/op.h"
+#include "spec.h"
+
+#define TESS_STENCIL_CUDA_SMEM_MAX 49152   /* static shared memory per block */
+
+/* What the space's constraints need: fixed for a spec and dtype. The
+ * caller keeps it alive while the space lives. */
+typedef struct tess_stencil_cuda_limits {
+    int rank;
+    int staged_bytes;      /* bytes per staged point, summed over the staged fields */
+    int halo_x, halo_y;    /* tile growth for staging: lo + hi */
+} tess_stencil_cuda_limits;
+
+void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);
+tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, const tess_device *dev,
+                                    const tess_stencil_cuda_limits *lim, tess_space **out);
+tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const tess_space *sp,
+                                   const tess_config *c, tess_kernel_source *out);
+
+#endif

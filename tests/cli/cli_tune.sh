@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End to end: tune records every result, show prints source that compiles,
+# export/import round-trips, a killed tuner keeps what it recorded, and two
+# tuners can write one database at once.
+set -u
+tessera=$1
+scratch=$(mktemp -d)
+trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$scratch"' EXIT
+export TESSERA_DB="$scratch/records.db"
+failures=0
+total=0
+check() {   # check DESCRIPTION CONDITION...
+    local what=$1
+    shift
+    total=$((total + 1))
+    if ! "$@"; then echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+count_results() { "$tessera" db export --db "$1" 2>/dev/null | wc -l; }
+
+"$tessera" calibrate --backend cpu >"$scratch/cal.txt"
+check "calibrate prints the copy bandwidth" grep -q "copy bandwidth" "$scratch/cal.txt"
+
+"$tessera" tune heat3d --shape 24x20x36 --backend cpu --budget 6 --strategy random --json >"$scratch/tune.json"
+check "tune exits 0" test $? -eq 0
+check "tune JSON has the required fields" python3 - "$scratch/tune.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["evaluations"] == 6, r
+assert sum(r["statuses"].values()) == 6 and r["statuses"]["ok"] >= 1, r
+b = r["best"]
+assert b["time_ms"] > 0 and b["gbps"] > 0 and isinstance(b["config"], dict) and "tile_y" in b["config"], b
+assert r["ceiling_gbps"] > 0 and 0 < r["fraction_of_ceiling"], r
+PY
+check "the database holds all 6 results" test "$(count_results "$TESSERA_DB")" -eq 6
+
+"$tessera" show heat3d --shape 24x20x36 >"$scratch/best.c"
+check "show names the best recorded config" grep -q "best recorded" "$scratch/best.c"
+check "shown source compiles" cc -O2 -fopenmp -c "$scratch/best.c" -o "$scratch/best.o"
+
+"$tessera" db export -o "$scratch/all.jsonl" 2>/dev/null
+"$tessera" db import "$scratch/all.jsonl" --db "$scratch/copy.db" 2>/dev/null
+check "import reproduces every result" test "$(count_results "$scratch/copy.db")" -eq 6
+"$tessera" db import "$scratch/all.jsonl" --db "$scratch/copy.db" 2>"$scratch/again.txt"
+check "importing twice adds nothing" grep -q "imported 0 results" "$scratch/again.txt"
+"$tessera" db list --db "$scratch/copy.db" >"$scratch/list.txt"
+check "list shows the task" grep -q "heat3d:f32:24x20x36" "$scratch/list.txt"
+
+# SIGKILL mid-run: everything committed before the kill stays.
+"$tessera" tune sum --shape 300000 --backend cpu --budget 1000 --strategy random \
+    --db "$scratch/killed.db" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+    [ "$(count_results "$scratch/killed.db")" -ge 3 ] && break
+    sleep 0.2
+done
+seen=$(count_results "$scratch/killed.db")
+kill -9 $pid
+wait $pid 2>/dev/null
+check "results recorded before SIGKILL survive ($seen)" test "$seen" -ge 3 -a "$(count_results "$scratch/killed.db")" -ge "$seen"
+
+# Two tuners writing one database at once.
+"$tessera" tune sum --shape 100000 --backend cpu --budget 5 --seed 1 --db "$scratch/shared.db" >/dev/null 2>&1 &
+a=$!
+"$tessera" tune sum --shape 120000 --backend cpu --budget 5 --seed 2 --db "$scratch/shared.db" >/dev/null 2>&1 &
+b=$!
+wait $a; ra=$?
+wait $b; rb=$?
+check "both concurrent tuners succeed" test $ra -eq 0 -a $rb -eq 0
+check "the shared database holds both runs" test "$(count_results "$scratch/shared.db")" -eq 10
+
+echo "$((total - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
