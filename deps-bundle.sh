@@ -16,7 +16,10 @@
 #       makes CMake, pkg-config, the compiler and the loader use PREFIX:
 #           eval "$(./deps-bundle.sh unpack .bundle /tmp/tessera-deps)"
 #           cmake -S . -B build && cmake --build build
-#       Only the libraries the host lacks go on LD_LIBRARY_PATH (through
+#       CMake finds everything through CMAKE_PREFIX_PATH and PKG_CONFIG_PATH;
+#       hand-written compile lines add $TESSERA_DEPS_CFLAGS (include paths,
+#       include/hdf5/serial among them) and $TESSERA_DEPS_LDFLAGS. Only the
+#       libraries the host lacks go on LD_LIBRARY_PATH (through
 #       PREFIX/runtime-libs), so the host's own programs keep their newer
 #       system libraries.
 #
@@ -35,6 +38,8 @@ PACKAGES=(
     # GSL, SQLite, jansson, zlib
     libgsl27 libgslcblas0 libgsl-dev libsqlite3-0 libsqlite3-dev
     libjansson4 libjansson-dev zlib1g zlib1g-dev
+    # pkg-config itself, for hosts without it
+    pkgconf pkgconf-bin libpkgconf3
 )
 ARCH_TRIPLET=x86_64-linux-gnu
 
@@ -111,6 +116,9 @@ unpack() {
     prefix=$(cd "$prefix" && pwd)
     for deb in "$dir"/*.deb; do dpkg -x "$deb" "$prefix"; done
     fix_pkgconfig "$prefix"
+    # netcdf.pc names HDF5's header directory, which netcdf.h does not need and
+    # the bundle does not ship; CMake rejects include paths that do not exist.
+    mkdir -p "$prefix/usr/include/hdf5/serial"
     fix_links "$prefix"
     runtime_libs "$prefix"
     echo "deps-bundle: unpacked $(ls "$dir"/*.deb | wc -l) packages into $prefix;" \
@@ -120,10 +128,13 @@ unpack() {
 export TESSERA_DEPS_PREFIX="$prefix"
 export CMAKE_PREFIX_PATH="$prefix/usr\${CMAKE_PREFIX_PATH:+:\$CMAKE_PREFIX_PATH}"
 export PKG_CONFIG_PATH="$lib/pkgconfig:$prefix/usr/share/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}"
-export CPATH="$inc:$inc/hdf5/serial\${CPATH:+:\$CPATH}"
-export LIBRARY_PATH="$lib:$prefix/lib/$ARCH_TRIPLET:$lib/hdf5/serial\${LIBRARY_PATH:+:\$LIBRARY_PATH}"
+export TESSERA_DEPS_CFLAGS="-I$inc -I$inc/hdf5/serial"
+export TESSERA_DEPS_LDFLAGS="-L$lib -L$prefix/lib/$ARCH_TRIPLET -L$lib/hdf5/serial"
 export LD_LIBRARY_PATH="$prefix/runtime-libs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 EOF
+    if ! command -v pkg-config > /dev/null; then
+        echo "export PATH=\"\$PATH:$prefix/usr/bin\""
+    fi
 }
 
 case ${1:-} in

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,45 +159,83 @@ static tess_status child_setup(child_state *cs) {
     return TESS_OK;
 }
 
+/* Counts unwritten (NaN where the reference is not) and wrong elements,
+ * and the first index of each; the parallel pass that every candidate pays. */
+typedef struct check_counts {
+    int64_t unwritten, first_unwritten, wrong, first_wrong;
+} check_counts;
+
+#define COUNT_MISMATCHES(T)                                                               \
+    do {                                                                                  \
+        const T *got = got_v, *want = want_v;                                             \
+        _Pragma("omp parallel for reduction(+ : unwritten, wrong) reduction(min : first_unwritten, first_wrong)") \
+        for (int64_t i = 0; i < n; i++) {                                                 \
+            double g = got[i], w = want[i];                                               \
+            if (isnan(g) && !isnan(w)) {                                                  \
+                unwritten++;                                                              \
+                if (i < first_unwritten) first_unwritten = i;                             \
+            } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {                       \
+                wrong++;                                                                  \
+                if (i < first_wrong) first_wrong = i;                                     \
+            }                                                                             \
+        }                                                                                 \
+    } while (0)
+
+static check_counts count_mismatches(const void *got_v, const void *want_v, tess_dtype t, int64_t n,
+                                     double tol, double scale) {
+    int64_t unwritten = 0, wrong = 0, first_unwritten = INT64_MAX, first_wrong = INT64_MAX;
+    if (t == TESS_F32) {
+        COUNT_MISMATCHES(float);
+    } else if (t == TESS_F64) {
+        COUNT_MISMATCHES(double);
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            double g = tess_dtype_load(got_v, t, i), w = tess_dtype_load(want_v, t, i);
+            if (isnan(g) && !isnan(w)) {
+                unwritten++;
+                if (i < first_unwritten) first_unwritten = i;
+            } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {
+                wrong++;
+                if (i < first_wrong) first_wrong = i;
+            }
+        }
+    }
+    return (check_counts){unwritten, first_unwritten, wrong, first_wrong};
+}
+
 /* Compares output b (downloaded into cs->check) with the reference. */
 static bool verify_output(child_state *cs, int b, tess_result *res) {
     tess_runner *r = cs->r;
     const tess_buffer_spec *spec = &r->spec[b];
-    int64_t unwritten = 0, first_unwritten = -1, wrong = 0, worst = -1;
-    double worst_excess = 0;
-    for (int64_t i = 0; i < spec->count; i++) {
-        double got = tess_dtype_load(cs->check, spec->dtype, i);
-        double want = tess_dtype_load(r->host[b], spec->dtype, i);
-        if (isnan(got) && !isnan(want)) {
-            if (first_unwritten < 0) first_unwritten = i;
-            unwritten++;
-            continue;
-        }
-        double allowed = r->tolerance * (r->scale + fabs(want));
-        double err = fabs(got - want);
-        if (!(err <= allowed)) {
-            wrong++;
+    check_counts k = count_mismatches(cs->check, r->host[b], spec->dtype, spec->count, r->tolerance,
+                                      r->scale);
+    if (k.unwritten) {
+        tess_result_fail(res, TESS_RESULT_WRONG_RESULT,
+                         "%lld of %lld elements of '%s' were not written (first at index %lld)",
+                         (long long)k.unwritten, (long long)spec->count, spec->name,
+                         (long long)k.first_unwritten);
+        return false;
+    }
+    if (k.wrong) {
+        /* The rare failing case: find the worst element serially. */
+        int64_t worst = k.first_wrong;
+        double worst_excess = 0;
+        for (int64_t i = k.first_wrong; i < spec->count; i++) {
+            double got = tess_dtype_load(cs->check, spec->dtype, i);
+            double want = tess_dtype_load(r->host[b], spec->dtype, i);
+            double err = fabs(got - want), allowed = r->tolerance * (r->scale + fabs(want));
             double excess = isfinite(err) ? err / allowed : INFINITY;
-            if (worst < 0 || excess > worst_excess) {
+            if (excess > worst_excess) {
                 worst = i;
                 worst_excess = excess;
             }
         }
-    }
-    if (unwritten) {
-        tess_result_fail(res, TESS_RESULT_WRONG_RESULT,
-                         "%lld of %lld elements of '%s' were not written (first at index %lld)",
-                         (long long)unwritten, (long long)spec->count, spec->name,
-                         (long long)first_unwritten);
-        return false;
-    }
-    if (wrong) {
         double got = tess_dtype_load(cs->check, spec->dtype, worst);
         double want = tess_dtype_load(r->host[b], spec->dtype, worst);
         tess_result_fail(res, TESS_RESULT_WRONG_RESULT,
                          "%lld of %lld elements of '%s' are wrong; worst at index %lld: %.9g, "
                          "expected %.9g (tolerance %.3g relative)",
-                         (long long)wrong, (long long)spec->count, spec->name, (long long)worst, got,
+                         (long long)k.wrong, (long long)spec->count, spec->name, (long long)worst, got,
                          want, r->tolerance);
         return false;
     }

@@ -84,6 +84,7 @@ typedef struct tess_tune_report {
     double default_ms;       /* the template's default config, measured in the same run (0 if failed) */
     double ceiling_gbps, ceiling_gflops;  /* the device's calibrated ceilings (0 if not calibrated) */
     int evaluations;
+    double elapsed_s;        /* wall-clock time of the search */
     int status_counts[6];    /* indexed by tess_outcome */
     char stop_reason[96];
     char device[256];        /* device key */

@@ -12,11 +12,12 @@
 
 #define NTECH 4
 #define WINDOW 24             /* recent outcomes a technique is judged on */
-#define EXPLORE 0.6           /* weight of the bandit's exploration term */
+#define EXPLORE 0.3           /* weight of the bandit's exploration term */
 #define MAX_PENDING 4096
 
 typedef struct arm {
     const tess_technique_ops *ops;
+    double prior_wins, prior_uses;   /* belief before any outcome */
     void *state;
     unsigned char outcome[WINDOW];   /* 1: produced a new best */
     int nout, next;
@@ -52,11 +53,16 @@ static tess_status agent_create(const tess_space *s, const tess_strategy_options
     if (!g) return tess_error(TESS_ERR_NOMEM, "agent: no memory");
     static const tess_technique_ops *const techniques[NTECH] = {
         &tess_technique_bayes, &tess_technique_model, &tess_technique_genetic, &tess_technique_anneal};
+    /* The model-based techniques are usually the most sample-efficient: they
+     * start with the better prior, and outcomes soon outweigh it. */
+    static const double prior_wins[NTECH] = {3, 2, 1, 1};
     tess_status st = tess_pool_create(s, o, &g->pool);
     g->wait = malloc(MAX_PENDING * sizeof *g->wait);
     if (!st && !g->wait) st = tess_error(TESS_ERR_NOMEM, "agent: no memory");
     for (int k = 0; k < NTECH && !st; k++) {
         g->arms[k].ops = techniques[k];
+        g->arms[k].prior_wins = prior_wins[k];
+        g->arms[k].prior_uses = 6;
         st = techniques[k]->create(g->pool, &g->arms[k].state);
     }
     if (st) {
@@ -73,7 +79,7 @@ static double arm_score(const agent *g, const arm *a) {
     int wins = 0;
     for (int i = 0; i < a->nout; i++) wins += a->outcome[i];
     int uses = a->nout + a->pending;
-    double rate = (wins + 1.0) / (uses + 2.0);
+    double rate = (wins + a->prior_wins) / (uses + a->prior_uses);
     return rate + EXPLORE * sqrt(log(g->total + 2.0) / (uses + 1.0));
 }
 

@@ -27,7 +27,7 @@ typedef struct stencil_entry {
 static stencil_entry *family[FAMILY_MAX];
 static int nfamily;
 
-/* The embedded library (stencils/templates/*.stencil, see tess_embed). */
+/* The embedded library: the .stencil files of stencils/templates (see tess_embed). */
 extern const char tess_src_stencils_templates_advect2d_stencil[];
 extern const char tess_src_stencils_templates_box3d27_stencil[];
 extern const char tess_src_stencils_templates_hdiff_stencil[];

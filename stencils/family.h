@@ -19,7 +19,7 @@
  * first failure is returned (TESS_ERR_FORMAT, "file:line:col: ...") after
  * the others are registered. */
 tess_status tess_stencils_register_library(const char *lib_dir);
-/* Registers the library compiled into the binary (stencils/templates/*.stencil). */
+/* Registers the library compiled into the binary (the .stencil files of stencils/templates). */
 tess_status tess_stencils_register_builtin(void);
 /* Registers one finished spec; the family takes ownership (also on failure).
  * A stencil name the family already has is skipped (the spec is freed). */

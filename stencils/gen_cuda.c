@@ -139,22 +139,22 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
 
 /* ---- expressions ----------------------------------------------------------------- */
 
-static void queue_name(tess_sbuf *b, const char *field, int dz) {
-    if (dz == 0) tess_sbuf_printf(b, "%s__q_0", field);
-    else tess_sbuf_printf(b, "%s__q_%c%d", field, dz > 0 ? 'p' : 'm', abs(dz));
+static void queue_name(tess_strbuf *b, const char *field, int dz) {
+    if (dz == 0) tess_strbuf_printf(b, "%s__q_0", field);
+    else tess_strbuf_printf(b, "%s__q_%c%d", field, dz > 0 ? 'p' : 'm', abs(dz));
 }
 
-static void print_ref(tess_sbuf *b, const tess_expr *e, void *user) {
+static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const cuda_plan *p = user;
     const tess_spec *s = p->s;
     char name[64];
     if (e->ref == TESS_REF_PARAM) {
-        tess_sbuf_puts(b, e->name);
+        tess_strbuf_puts(b, e->name);
         return;
     }
     if (e->ref == TESS_REF_INST) {
         tess_gen_inst_name(s, e->index, name, sizeof name);
-        tess_sbuf_puts(b, name);
+        tess_strbuf_puts(b, name);
         return;
     }
     int f = e->index, r = s->rank, dz = r == 3 ? e->off[0] : 0;
@@ -162,235 +162,238 @@ static void print_ref(tess_sbuf *b, const tess_expr *e, void *user) {
     bool centre_column = e->off[r - 1] == 0 && e->off[r - 2] == 0;
     if (p->queue[f] && centre_column) {
         queue_name(b, fname, dz);
-        tess_sbuf_puts(b, "[j__][i__]");
+        tess_strbuf_puts(b, "[j__][i__]");
     } else if (p->staged[f] && dz == 0) {
-        tess_sbuf_printf(b, "%s__s[", fname);
+        tess_strbuf_printf(b, "%s__s[", fname);
         tess_gen_coord(b, "sy__", e->off[r - 2]);
-        tess_sbuf_puts(b, "][");
+        tess_strbuf_puts(b, "][");
         tess_gen_coord(b, "sx__", e->off[r - 1]);
-        tess_sbuf_puts(b, "]");
+        tess_strbuf_puts(b, "]");
     } else {
         int first = r - s->field[f].rank;
-        tess_sbuf_printf(b, "__ldg(&%s[%s(", fname, first ? "IDX2" : "IDX");
+        tess_strbuf_printf(b, "__ldg(&%s[%s(", fname, first ? "IDX2" : "IDX");
         for (int a = first; a < r; a++) {
             char var[2] = {tess_spec_axis_name(r, a), '\0'};
             bool wrap = tess_spec_periodic(s, a) && e->off[a] != 0;
-            if (a > first) tess_sbuf_puts(b, ", ");
-            if (wrap) tess_sbuf_printf(b, "WRAP_%c(", var[0] - 'a' + 'A');
+            if (a > first) tess_strbuf_puts(b, ", ");
+            if (wrap) tess_strbuf_printf(b, "WRAP_%c(", var[0] - 'a' + 'A');
             tess_gen_coord(b, var, e->off[a]);
-            if (wrap) tess_sbuf_puts(b, ")");
+            if (wrap) tess_strbuf_puts(b, ")");
         }
-        tess_sbuf_puts(b, ")])");
+        tess_strbuf_puts(b, ")])");
     }
 }
 
-static void print_number(tess_sbuf *b, double v, void *user) {
+static void print_number(tess_strbuf *b, double v, void *user) {
     tess_gen_number(b, v, ((const cuda_plan *)user)->t->dtype);
 }
 
 /* ---- the generated file ---------------------------------------------------------- */
 
-static void emit_params(tess_sbuf *b, const cuda_plan *p, bool with_scratch) {
+static void emit_params(tess_strbuf *b, const cuda_plan *p, bool with_scratch) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
     for (int f = 0; f < s->nfields; f++)
-        tess_sbuf_printf(b, "%s%s%s *__restrict__ %s", f ? ", " : "", s->field[f].role == TESS_FIELD_OUT ? "" : "const ",
+        tess_strbuf_printf(b, "%s%s%s *__restrict__ %s", f ? ", " : "", s->field[f].role == TESS_FIELD_OUT ? "" : "const ",
                          tess_gen_ctype(s, f, real), s->field[f].name);
     if (!with_scratch || s->steps == 1) return;
     for (int f = 0; f < s->nfields; f++)
         if (s->field[f].role == TESS_FIELD_OUT)
-            tess_sbuf_printf(b, ", %s *__restrict__ %s__tmp", tess_gen_ctype(s, f, real), s->field[f].name);
+            tess_strbuf_printf(b, ", %s *__restrict__ %s__tmp", tess_gen_ctype(s, f, real), s->field[f].name);
 }
 
-static void emit_macros(tess_sbuf *b, const cuda_plan *p) {
+static void emit_macros(tess_strbuf *b, const cuda_plan *p) {
     const tess_spec *s = p->s;
     int r = s->rank;
     int64_t total = tess_shape_elements(p->t->shape, r);
-    tess_sbuf_printf(b, "/* Tuning. */\n#define BX %d\n#define BY %d\n", p->bx, p->by);
-    if (r == 3) tess_sbuf_printf(b, "#define BZ %d\n", p->bz);
-    tess_sbuf_printf(b, "#define PX %d\n#define PY %d\n", p->px, p->py);
-    if (p->stream) tess_sbuf_printf(b, "#define CHUNK %d\n", p->chunk);
-    tess_sbuf_printf(b, "#define MIN_BLOCKS %d\n", p->min_blocks);
+    tess_strbuf_printf(b, "/* Tuning. */\n#define BX %d\n#define BY %d\n", p->bx, p->by);
+    if (r == 3) tess_strbuf_printf(b, "#define BZ %d\n", p->bz);
+    tess_strbuf_printf(b, "#define PX %d\n#define PY %d\n", p->px, p->py);
+    if (p->stream) tess_strbuf_printf(b, "#define CHUNK %d\n", p->chunk);
+    tess_strbuf_printf(b, "#define MIN_BLOCKS %d\n", p->min_blocks);
     if (p->shared)
-        tess_sbuf_puts(b, "/* Shared tiles: the block's points and their halo. */\n"
+        tess_strbuf_puts(b, "/* Shared tiles: the block's points and their halo. */\n"
                           "#define TILE_H (BY * PY + LO_Y + HI_Y)\n#define TILE_W (BX * PX + LO_X + HI_X)\n");
-    tess_sbuf_printf(b, "\ntypedef %s idx_t;\n", total < (1LL << 31) ? "int" : "long long");
+    tess_strbuf_printf(b, "\ntypedef %s idx_t;\n", total < (1LL << 31) ? "int" : "long long");
     if (r == 3)
-        tess_sbuf_puts(b, "#define IDX(z, y, x) (((idx_t)(z) * NY + (y)) * NX + (x))\n"
+        tess_strbuf_puts(b, "#define IDX(z, y, x) (((idx_t)(z) * NY + (y)) * NX + (x))\n"
                           "#define IDX2(y, x) ((idx_t)(y) * NX + (x))   /* 2D fields */\n");
     else
-        tess_sbuf_puts(b, "#define IDX(y, x) ((idx_t)(y) * NX + (x))\n");
-    tess_sbuf_puts(b, "/* Periodic axes: a neighbour index wrapped once. SAFE_*: an index that may be\n"
+        tess_strbuf_puts(b, "#define IDX(y, x) ((idx_t)(y) * NX + (x))\n");
+    tess_strbuf_puts(b, "/* Periodic axes: a neighbour index wrapped once. SAFE_*: an index that may be\n"
                       " * anywhere, made loadable (wrapped if periodic, clamped if fixed). */\n");
     for (int a = 0; a < r; a++) {
         char A = (char)(tess_spec_axis_name(r, a) - 'a' + 'A');
         if (tess_spec_periodic(s, a)) {
-            tess_sbuf_printf(b, "#define WRAP_%c(i) ((i) < 0 ? (i) + N%c : (i) >= N%c ? (i) - N%c : (i))\n", A, A, A, A);
-            tess_sbuf_printf(b, "#define SAFE_%c(i) ((((i) %% N%c) + N%c) %% N%c)\n", A, A, A, A);
+            tess_strbuf_printf(b, "#define WRAP_%c(i) ((i) < 0 ? (i) + N%c : (i) >= N%c ? (i) - N%c : (i))\n", A, A, A, A);
+            tess_strbuf_printf(b, "#define SAFE_%c(i) ((((i) %% N%c) + N%c) %% N%c)\n", A, A, A, A);
         } else {
-            tess_sbuf_printf(b, "#define SAFE_%c(i) min(max((i), 0), N%c - 1)\n", A, A);
+            tess_strbuf_printf(b, "#define SAFE_%c(i) min(max((i), 0), N%c - 1)\n", A, A);
         }
     }
-    tess_sbuf_puts(b, "/* Points on a fixed boundary band copy their input. */\n#define ON_BAND(");
-    tess_sbuf_puts(b, r == 3 ? "z, y, x) (" : "y, x) (");
+    tess_strbuf_puts(b, "/* Points on a fixed boundary band copy their input. */\n#define ON_BAND(");
+    tess_strbuf_puts(b, r == 3 ? "z, y, x) (" : "y, x) (");
     int n = 0;
     for (int a = 0; a < r; a++) {
         if (tess_spec_periodic(s, a) || (s->lo[a] == 0 && s->hi[a] == 0)) continue;
         char v = tess_spec_axis_name(r, a), V = (char)(v - 'a' + 'A');
-        tess_sbuf_printf(b, "%s(%c) < LO_%c || (%c) >= N%c - HI_%c", n++ ? " || " : "", v, V, v, V, V);
+        tess_strbuf_printf(b, "%s(%c) < LO_%c || (%c) >= N%c - HI_%c", n++ ? " || " : "", v, V, v, V, V);
     }
-    tess_sbuf_puts(b, n ? ")\n\n" : "0)\n\n");
+    tess_strbuf_puts(b, n ? ")\n\n" : "0)\n\n");
 }
 
 /* The point loop: every instance, then the stores. `z` is in scope. */
-static void emit_points(tess_sbuf *b, const cuda_plan *p, const char *ind) {
+static void emit_points(tess_strbuf *b, const cuda_plan *p, const char *ind) {
     const tess_spec *s = p->s;
     const char *at = s->rank == 3 ? "z, y, x" : "y, x";
-    tess_sbuf_printf(b, "%s#pragma unroll\n%sfor (int j__ = 0; j__ < PY; j__++) {\n", ind, ind);
-    tess_sbuf_printf(b, "%s#pragma unroll\n%s    for (int i__ = 0; i__ < PX; i__++) {\n", ind, ind);
-    tess_sbuf_printf(b, "%s        const int y = Y0 + j__ * BY, x = X0 + i__ * BX;\n", ind);
+    tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int j__ = 0; j__ < PY; j__++) {\n", ind, ind);
+    tess_strbuf_printf(b, "%s#pragma unroll\n%s    for (int i__ = 0; i__ < PX; i__++) {\n", ind, ind);
+    tess_strbuf_printf(b, "%s        const int y = Y0 + j__ * BY, x = X0 + i__ * BX;\n", ind);
     if (p->shared)
-        tess_sbuf_printf(b, "%s        const int sy__ = threadIdx.y + j__ * BY + LO_Y, sx__ = threadIdx.x + i__ * BX + LO_X;\n", ind);
-    tess_sbuf_printf(b, "%s        if (y >= NY || x >= NX) continue;\n", ind);
-    tess_sbuf_printf(b, "%s        if (ON_BAND(%s)) {\n", ind, at);
+        tess_strbuf_printf(b, "%s        const int sy__ = threadIdx.y + j__ * BY + LO_Y, sx__ = threadIdx.x + i__ * BX + LO_X;\n", ind);
+    tess_strbuf_printf(b, "%s        if (y >= NY || x >= NX) continue;\n", ind);
+    tess_strbuf_printf(b, "%s        if (ON_BAND(%s)) {\n", ind, at);
     for (int f = 0; f < s->nfields; f++) {
         if (s->field[f].role != TESS_FIELD_OUT) continue;
         int src = s->field[f].advances;
-        tess_sbuf_printf(b, "%s            %s[IDX(%s)] = ", ind, s->field[f].name, at);
-        if (src >= 0) tess_sbuf_printf(b, "%s[IDX(%s)];\n", s->field[src].name, at);
-        else tess_sbuf_puts(b, "0;\n");
+        tess_strbuf_printf(b, "%s            %s[IDX(%s)] = ", ind, s->field[f].name, at);
+        if (src >= 0) tess_strbuf_printf(b, "%s[IDX(%s)];\n", s->field[src].name, at);
+        else tess_strbuf_puts(b, "0;\n");
     }
-    tess_sbuf_printf(b, "%s            continue;\n%s        }\n", ind, ind);
+    tess_strbuf_printf(b, "%s            continue;\n%s        }\n", ind, ind);
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = (void *)p};
     for (int i = 0; i < s->ninst; i++) {
         int out = -1;
         for (int f = 0; f < s->nfields; f++)
             if (s->out_inst[f] == i) out = f;
         if (out >= 0) {
-            tess_sbuf_printf(b, "%s        %s[IDX(%s)] = ", ind, s->field[out].name, at);
+            tess_strbuf_printf(b, "%s        %s[IDX(%s)] = ", ind, s->field[out].name, at);
         } else {
             char name[64];
             tess_gen_inst_name(s, i, name, sizeof name);
-            tess_sbuf_printf(b, "%s        const real %s = ", ind, name);
+            tess_strbuf_printf(b, "%s        const real %s = ", ind, name);
         }
         tess_expr_print(b, s->inst[i].expr, &pr);
-        tess_sbuf_puts(b, ";\n");
+        tess_strbuf_puts(b, ";\n");
     }
-    tess_sbuf_printf(b, "%s    }\n%s}\n", ind, ind);
+    tess_strbuf_printf(b, "%s    }\n%s}\n", ind, ind);
 }
 
 /* Loads `what` for every point of the thread: dst[j__][i__] = field at plane zexpr. */
-static void emit_queue_load(tess_sbuf *b, const cuda_plan *p, int f, int dz, const char *zexpr, const char *ind) {
+/* Loads field f at plane zexpr + dz into its queue slot, for every point of the thread. */
+static void emit_queue_load(tess_strbuf *b, const cuda_plan *p, int f, int dz, const char *zexpr, const char *ind) {
     const char *fname = p->s->field[f].name;
-    tess_sbuf_printf(b, "%sfor (int j__ = 0; j__ < PY; j__++)\n%s    for (int i__ = 0; i__ < PX; i__++)\n%s        ",
-                     ind, ind, ind);
+    tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int j__ = 0; j__ < PY; j__++)\n%s#pragma unroll\n"
+                          "%s    for (int i__ = 0; i__ < PX; i__++)\n%s        ", ind, ind, ind, ind, ind);
     queue_name(b, fname, dz);
-    tess_sbuf_printf(b, "[j__][i__] = __ldg(&%s[IDX(SAFE_Z(%s + %d), SAFE_Y(Y0 + j__ * BY), SAFE_X(X0 + i__ * BX))]);\n",
-                     fname, zexpr, dz);
+    tess_strbuf_printf(b, "[j__][i__] = __ldg(&%s[IDX(SAFE_Z(", fname);
+    tess_gen_coord(b, zexpr, dz);
+    tess_strbuf_puts(b, "), SAFE_Y(Y0 + j__ * BY), SAFE_X(X0 + i__ * BX))]);\n");
 }
 
-static void emit_stage(tess_sbuf *b, const cuda_plan *p, const char *ind) {
+static void emit_stage(tess_strbuf *b, const cuda_plan *p, const char *ind) {
     const tess_spec *s = p->s;
     const char *zarg = s->rank == 3 ? "z, " : "";
-    tess_sbuf_printf(b, "%s__syncthreads();   /* the previous plane's readers are done */\n", ind);
-    tess_sbuf_printf(b, "%sfor (int t__ = threadIdx.y * BX + threadIdx.x; t__ < TILE_H * TILE_W; t__ += BX * BY) {\n", ind);
-    tess_sbuf_printf(b, "%s    const int r__ = t__ / TILE_W, c__ = t__ %% TILE_W;\n", ind);
+    tess_strbuf_printf(b, "%s__syncthreads();   /* the previous plane's readers are done */\n", ind);
+    tess_strbuf_printf(b, "%sfor (int t__ = threadIdx.y * BX + threadIdx.x; t__ < TILE_H * TILE_W; t__ += BX * BY) {\n", ind);
+    tess_strbuf_printf(b, "%s    const int r__ = t__ / TILE_W, c__ = t__ %% TILE_W;\n", ind);
     for (int f = 0; f < s->nfields; f++)
         if (p->staged[f])
-            tess_sbuf_printf(b, "%s    %s__s[r__][c__] = __ldg(&%s[IDX(%sSAFE_Y(TY0 + r__), SAFE_X(TX0 + c__))]);\n", ind,
+            tess_strbuf_printf(b, "%s    %s__s[r__][c__] = __ldg(&%s[IDX(%sSAFE_Y(TY0 + r__), SAFE_X(TX0 + c__))]);\n", ind,
                              s->field[f].name, s->field[f].name, zarg);
-    tess_sbuf_printf(b, "%s}\n%s__syncthreads();\n", ind, ind);
+    tess_strbuf_printf(b, "%s}\n%s__syncthreads();\n", ind, ind);
 }
 
-static void emit_sweep(tess_sbuf *b, const cuda_plan *p) {
+static void emit_sweep(tess_strbuf *b, const cuda_plan *p) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
-    tess_sbuf_puts(b, "/* One update of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
+    tess_strbuf_puts(b, "/* One update of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
     emit_params(b, p, false);
-    tess_sbuf_puts(b, ")\n{\n    /* This thread's points: x = X0 + i__ * BX, y = Y0 + j__ * BY (i__ < PX, j__ < PY). */\n"
+    tess_strbuf_puts(b, ")\n{\n    /* This thread's points: x = X0 + i__ * BX, y = Y0 + j__ * BY (i__ < PX, j__ < PY). */\n"
                       "    const int X0 = blockIdx.x * (BX * PX) + threadIdx.x;\n"
                       "    const int Y0 = blockIdx.y * (BY * PY) + threadIdx.y;\n");
     if (p->shared) {
-        tess_sbuf_puts(b, "    /* Origin of the block's shared tile, halo included. */\n"
+        tess_strbuf_puts(b, "    /* Origin of the block's shared tile, halo included. */\n"
                           "    const int TX0 = blockIdx.x * (BX * PX) - LO_X, TY0 = blockIdx.y * (BY * PY) - LO_Y;\n");
         for (int f = 0; f < s->nfields; f++)
             if (p->staged[f])
-                tess_sbuf_printf(b, "    __shared__ %s %s__s[TILE_H][TILE_W];\n", tess_gen_ctype(s, f, real), s->field[f].name);
+                tess_strbuf_printf(b, "    __shared__ %s %s__s[TILE_H][TILE_W];\n", tess_gen_ctype(s, f, real), s->field[f].name);
     }
     if (s->rank == 2) {
         if (p->shared) emit_stage(b, p, "    ");
         emit_points(b, p, "    ");
-        tess_sbuf_puts(b, "}\n\n");
+        tess_strbuf_puts(b, "}\n\n");
         return;
     }
     if (!p->stream) {
-        tess_sbuf_puts(b, "    const int z = blockIdx.z * BZ + threadIdx.z;\n    if (z >= NZ) return;\n");
+        tess_strbuf_puts(b, "    const int z = blockIdx.z * BZ + threadIdx.z;\n    if (z >= NZ) return;\n");
         emit_points(b, p, "    ");
-        tess_sbuf_puts(b, "}\n\n");
+        tess_strbuf_puts(b, "}\n\n");
         return;
     }
-    tess_sbuf_puts(b, "    /* The block walks up planes Z0 .. Z1-1. */\n"
+    tess_strbuf_puts(b, "    /* The block walks up planes Z0 .. Z1-1. */\n"
                       "    const int Z0 = blockIdx.z * CHUNK, Z1 = min(Z0 + CHUNK, NZ);\n");
     bool any_queue = false;
     for (int f = 0; f < s->nfields; f++) {
         if (!p->queue[f]) continue;
         any_queue = true;
-        tess_sbuf_printf(b, "    /* Register queue: %s at planes z%+d .. z%+d of each point. */\n    %s", s->field[f].name,
+        tess_strbuf_printf(b, "    /* Register queue: %s at planes z%+d .. z%+d of each point. */\n    %s", s->field[f].name,
                          p->qlo[f], p->qhi[f], tess_gen_ctype(s, f, real));
         for (int dz = p->qlo[f]; dz <= p->qhi[f]; dz++) {
-            tess_sbuf_puts(b, dz > p->qlo[f] ? ", " : " ");
+            tess_strbuf_puts(b, dz > p->qlo[f] ? ", " : " ");
             queue_name(b, s->field[f].name, dz);
-            tess_sbuf_puts(b, "[PY][PX]");
+            tess_strbuf_puts(b, "[PY][PX]");
         }
-        tess_sbuf_puts(b, ";\n");
+        tess_strbuf_puts(b, ";\n");
         for (int dz = p->qlo[f]; dz < p->qhi[f]; dz++) emit_queue_load(b, p, f, dz, "Z0", "    ");
     }
-    tess_sbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
+    tess_strbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
     for (int f = 0; f < s->nfields; f++)
         if (p->queue[f]) emit_queue_load(b, p, f, p->qhi[f], "z", "        ");
     if (p->shared) emit_stage(b, p, "        ");
     emit_points(b, p, "        ");
-    if (any_queue) tess_sbuf_puts(b, "        /* Move the queues up one plane. */\n");
+    if (any_queue) tess_strbuf_puts(b, "        /* Move the queues up one plane. */\n");
     for (int f = 0; f < s->nfields; f++) {
         if (!p->queue[f] || p->qlo[f] == p->qhi[f]) continue;
-        tess_sbuf_puts(b, "        for (int j__ = 0; j__ < PY; j__++)\n            for (int i__ = 0; i__ < PX; i__++) {\n");
+        tess_strbuf_puts(b, "#pragma unroll\n        for (int j__ = 0; j__ < PY; j__++)\n#pragma unroll\n"
+                            "            for (int i__ = 0; i__ < PX; i__++) {\n");
         for (int dz = p->qlo[f]; dz < p->qhi[f]; dz++) {
-            tess_sbuf_puts(b, "                ");
+            tess_strbuf_puts(b, "                ");
             queue_name(b, s->field[f].name, dz);
-            tess_sbuf_puts(b, "[j__][i__] = ");
+            tess_strbuf_puts(b, "[j__][i__] = ");
             queue_name(b, s->field[f].name, dz + 1);
-            tess_sbuf_puts(b, "[j__][i__];\n");
+            tess_strbuf_puts(b, "[j__][i__];\n");
         }
-        tess_sbuf_puts(b, "            }\n");
+        tess_strbuf_puts(b, "            }\n");
     }
-    tess_sbuf_puts(b, "    }\n}\n\n");
+    tess_strbuf_puts(b, "    }\n}\n\n");
 }
 
 /* One __global__ entry per time step; step k reads what step k-1 wrote, and
  * steps alternate between each output and its scratch buffer so that the
  * last one writes the output. */
-static void emit_entries(tess_sbuf *b, const cuda_plan *p, tess_kernel_source *out) {
+static void emit_entries(tess_strbuf *b, const cuda_plan *p, tess_kernel_source *out) {
     const tess_spec *s = p->s;
     for (int step = 0; step < s->steps; step++) {
         tess_launch *l = &out->launch[step];
         if (s->steps == 1) snprintf(l->entry, sizeof l->entry, "%s_cuda", s->name);
         else snprintf(l->entry, sizeof l->entry, "%s_cuda_step%d", s->name, step);
-        tess_sbuf_printf(b, "extern \"C\" __global__ void __launch_bounds__(BX * BY%s, MIN_BLOCKS)\n%s(",
+        tess_strbuf_printf(b, "extern \"C\" __global__ void __launch_bounds__(BX * BY%s, MIN_BLOCKS)\n%s(",
                          s->rank == 3 ? " * BZ" : "", l->entry);
         emit_params(b, p, true);
-        tess_sbuf_puts(b, ")\n{\n    tess_sweep(");
+        tess_strbuf_puts(b, ")\n{\n    tess_sweep(");
         for (int f = 0; f < s->nfields; f++) {
             int adv_by = -1;
             for (int g = 0; g < s->nfields; g++)
                 if (s->field[g].advances == f) adv_by = g;
             const char *name = s->field[f].name;
             bool to_out = (s->steps - 1 - step) % 2 == 0, prev_out = (s->steps - step) % 2 == 0;
-            if (f) tess_sbuf_puts(b, ", ");
-            if (s->field[f].role == TESS_FIELD_OUT) tess_sbuf_printf(b, to_out ? "%s" : "%s__tmp", name);
-            else if (adv_by >= 0 && step > 0) tess_sbuf_printf(b, prev_out ? "%s" : "%s__tmp", s->field[adv_by].name);
-            else tess_sbuf_puts(b, name);
+            if (f) tess_strbuf_puts(b, ", ");
+            if (s->field[f].role == TESS_FIELD_OUT) tess_strbuf_printf(b, to_out ? "%s" : "%s__tmp", name);
+            else if (adv_by >= 0 && step > 0) tess_strbuf_printf(b, prev_out ? "%s" : "%s__tmp", s->field[adv_by].name);
+            else tess_strbuf_puts(b, name);
         }
-        tess_sbuf_puts(b, ");\n}\n\n");
+        tess_strbuf_puts(b, ");\n}\n\n");
     }
     out->nlaunches = s->steps;
 }
@@ -444,9 +447,9 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     char config[512] = "";
     tess_config_format(sp, c, config, sizeof config);
 
-    tess_sbuf b = {0};
+    tess_strbuf b = {0};
     tess_gen_header(&b, s, t, "cuda", config);
-    tess_sbuf_puts(&b, "\n");
+    tess_strbuf_puts(&b, "\n");
     tess_gen_prelude(&b, s, t, "static __device__ __forceinline__");
     emit_macros(&b, &p);
     emit_sweep(&b, &p);
@@ -457,5 +460,5 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
         out->launch[i] = out->launch[0];
         memcpy(out->launch[i].entry, entry, sizeof entry);
     }
-    return tess_sbuf_finish(&b, &out->code);
+    return tess_strbuf_finish(&b, &out->code);
 }

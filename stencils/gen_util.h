@@ -9,25 +9,25 @@
 
 #include "core/op.h"
 #include "spec.h"
-#include "spec_buf.h"
+#include "core/strbuf.h"
 
 /* A number as a literal of the compute type: "0.5f", "4.0" ... */
-void tess_gen_number(tess_sbuf *b, double v, tess_dtype real);
+void tess_gen_number(tess_strbuf *b, double v, tess_dtype real);
 /* The local variable of instance i: "lap", "lap__xp1", "flx__zm1_yp2". */
 void tess_gen_inst_name(const tess_spec *s, int i, char *buf, size_t len);
 /* C type of field f's elements: "float" or "double". */
 const char *tess_gen_ctype(const tess_spec *s, int f, tess_dtype real);
 /* "z + 1", "x - 2", "y": grid coordinate `var` moved by off. */
-void tess_gen_coord(tess_sbuf *b, const char *var, int off);
+void tess_gen_coord(tess_strbuf *b, const char *var, int off);
 /* Header comment: what was generated, for which task and config, and the
  * statements as specified. */
-void tess_gen_header(tess_sbuf *b, const tess_spec *s, const tess_task *t, const char *backend,
+void tess_gen_header(tess_strbuf *b, const tess_spec *s, const tess_task *t, const char *backend,
                      const char *config);
 /* #defines of the grid extents (NZ, NY, NX), the boundary bands (LO_X,
  * HI_X, ...) and the parameters, and the real typedef and helpers
  * (tess_min, tess_max, tess_abs, tess_sqrt); `qual` prefixes the helpers
  * ("static inline" or "__device__ __forceinline__"). */
-void tess_gen_prelude(tess_sbuf *b, const tess_spec *s, const tess_task *t, const char *qual);
+void tess_gen_prelude(tess_strbuf *b, const tess_spec *s, const tess_task *t, const char *qual);
 /* The tunable value `name` of config c (0 if the space has no such parameter). */
 int tess_gen_param(const tess_space *sp, const tess_config *c, const char *name);
 /* Label of categorical parameter `name` in c ("" if none). */

@@ -159,6 +159,7 @@ static tess_status parse_call(parser *ps, const spec_token *name, tess_expr **ou
 }
 
 static tess_status parse_primary(parser *ps, tess_expr **out) {
+    *out = NULL;
     spec_token t = ps->tok;
     tess_status st;
     if (t.kind == TOK_NUMBER) {
@@ -188,9 +189,10 @@ static tess_status parse_primary(parser *ps, tess_expr **out) {
 static tess_status parse_unary(parser *ps, tess_expr **out) {
     spec_token t = ps->tok;
     bool neg = spec_tok_is(&t, "-"), not = spec_tok_is(&t, "!");
+    *out = NULL;
     if (!neg && !not && !spec_tok_is(&t, "+")) return parse_primary(ps, out);
     if (++ps->depth > MAX_NESTING) return perr(ps, &t, "expression nested too deeply");
-    tess_expr *a;
+    tess_expr *a = NULL;
     tess_status st = advance(ps);
     if (!st) st = parse_unary(ps, &a);
     ps->depth--;
@@ -216,8 +218,9 @@ static const struct {
 #define UNARY_LEVEL 5
 
 static tess_status parse_binary(parser *ps, int level, tess_expr **out) {
+    *out = NULL;
     if (level == UNARY_LEVEL) return parse_unary(ps, out);
-    tess_expr *lhs;
+    tess_expr *lhs = NULL;
     tess_status st = parse_binary(ps, level + 1, &lhs);
     while (!st) {
         int found = -1;
@@ -226,7 +229,7 @@ static tess_status parse_binary(parser *ps, int level, tess_expr **out) {
                 found = (int)i;
         if (found < 0) break;
         spec_token t = ps->tok;
-        tess_expr *rhs;
+        tess_expr *rhs = NULL;
         if ((st = advance(ps)) || (st = parse_binary(ps, level + 1, &rhs))) break;
         st = built(ps, &t, at(tess_expr_bin(binops[found].op, lhs, rhs), &t), &lhs);
         if (st) return st;   /* the constructor freed both operands */

@@ -5,19 +5,19 @@
 
 #include <stdbool.h>
 #include "spec.h"
-#include "spec_buf.h"
+#include "core/strbuf.h"
 
 typedef struct tess_expr_printer {
     /* C: select(c, a, b) prints as (c ? a : b) and min, max, abs, sqrt as
      * tess_min, tess_max, tess_abs, tess_sqrt, which the generated code defines. */
     bool c_syntax;
-    void (*ref)(tess_sbuf *b, const tess_expr *e, void *user);  /* NULL: the name as written */
-    void (*num)(tess_sbuf *b, double v, void *user);            /* NULL: shortest decimal */
+    void (*ref)(tess_strbuf *b, const tess_expr *e, void *user);  /* NULL: the name as written */
+    void (*num)(tess_strbuf *b, double v, void *user);            /* NULL: shortest decimal */
     void *user;
 } tess_expr_printer;
 
 /* Prints e with the parentheses its tree needs (and no more, but nested
  * comparisons and negations are always parenthesised). */
-void tess_expr_print(tess_sbuf *b, const tess_expr *e, const tess_expr_printer *p);
+void tess_expr_print(tess_strbuf *b, const tess_expr *e, const tess_expr_printer *p);
 
 #endif

@@ -179,6 +179,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         report->ceiling_gbps = s.device.ceiling_gbps;
         report->ceiling_gflops = s.device.ceiling_gflops;
         report->evaluations = out.evaluations;
+        report->elapsed_s = out.elapsed_s;
         for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out.counts[i];
         snprintf(report->stop_reason, sizeof report->stop_reason, "%s", out.stop_reason);
         snprintf(report->device, sizeof report->device, "%s", s.device_key);

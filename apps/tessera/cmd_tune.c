@@ -63,7 +63,7 @@ static void print_json(const cli_task *t, const char *strategy, const tess_tune_
            r->ceiling_gbps, r->ceiling_gflops, fraction);
     printf(" \"default_ms\": %.6g, \"speedup_over_default\": %.4f,\n", r->default_ms,
            r->default_ms > 0 && isfinite(r->best_ms) ? r->default_ms / r->best_ms : 0);
-    printf(" \"evaluations\": %d, \"statuses\": {", r->evaluations);
+    printf(" \"evaluations\": %d, \"elapsed_s\": %.3f, \"statuses\": {", r->evaluations, r->elapsed_s);
     for (int i = 0; i < 6; i++) printf("%s\"%s\": %d", i ? ", " : "", names[i], r->status_counts[i]);
     printf("}, \"stop_reason\": \"%s\"}\n", r->stop_reason);
 }
@@ -74,7 +74,7 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
                                         "timeout", "invalid"};
     printf("tessera tune %s %s %s\n", t->op, t->dtype ? t->dtype : "f32", t->shape_text);
     printf("  device        %s\n", r->device);
-    printf("  search        %s, %d evaluations (", strategy, r->evaluations);
+    printf("  search        %s, %d evaluations in %.1f s (", strategy, r->evaluations, r->elapsed_s);
     bool first = true;
     for (int i = 0; i < 6; i++)
         if (r->status_counts[i]) {

@@ -114,6 +114,8 @@ tess_status tess_nvrtc_get(const tess_nvrtc **out) {
 
 tess_status tess_cuda_fail(const tess_cuda_driver *drv, CUresult r, tess_status st,
                            const char *what) {
+    if (r == CUDA_ERROR_STUB_LIBRARY)
+        return tess_error(st, "%s: libcuda.so.1 is the CUDA toolkit's stub, not an NVIDIA driver", what);
     const char *name = NULL, *text = NULL;
     if (drv->cuGetErrorName(r, &name) != CUDA_SUCCESS) name = NULL;
     if (drv->cuGetErrorString(r, &text) != CUDA_SUCCESS) text = NULL;

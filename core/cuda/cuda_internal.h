@@ -18,7 +18,7 @@
 
 /* Driver entry points used by the backend. */
 #define TESS_CUDA_DRIVER_FUNCS(X)                                                           \
-    X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString)                   \
+    X(cuInit) X(cuGetErrorName) X(cuGetErrorString)                                         \
     X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)           \
     X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                                              \
     X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)             \

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/space.h"
 #include "core/strategy.h"
+#include "core/types.h"
 #include "search/search.h"
 
 /* ---- a synthetic space: a smooth bowl in log space with interactions,
@@ -190,6 +191,77 @@ static void test_warm_start(void) {
     tess_space_destroy(s);
 }
 
+/* The learning strategies find the optimum of the synthetic space (one
+ * config among some 5000) within a budget in at least 8 of 10 seeds; the
+ * agent within a tighter one. */
+static void test_finds_optimum(void) {
+    tess_space *s = synthetic_space();
+    tess_config best;
+    size_t nlegal = 0;
+    find_optimum(s, &best, &nlegal);
+    CHECK(nlegal > 4000);
+    for (int i = 0; i < tess_strategy_count(); i++) {
+        const tess_strategy_ops *ops = tess_strategy_at(i);
+        if (strcmp(ops->name, "random") == 0 || strcmp(ops->name, "exhaustive") == 0) continue;
+        int budget = strcmp(ops->name, "agent") == 0 ? 100 : 250, found = 0;
+        char evals[256] = "";
+        for (int seed = 0; seed < 10; seed++) {
+            run_log log;
+            CHECK_OK(run_strategy(ops, s, (uint64_t)seed, budget, 8, &best, &log));
+            found += log.evals_to_best > 0;
+            snprintf(evals + strlen(evals), sizeof evals - strlen(evals), " %d", log.evals_to_best);
+            free(log.proposed);
+        }
+        CHECK_MSG(found >= 8, "%s found the optimum in %d of 10 runs of %d evaluations (evaluations:%s)",
+                  ops->name, found, budget, evals);
+    }
+    tess_space_destroy(s);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+
+/* Proposing a batch of 16 after 500 observations takes less than 50 ms. */
+static void test_propose_time(void) {
+#ifdef SANITIZED
+    printf("propose time: not checked under sanitizers\n");
+#else
+    tess_space *s = synthetic_space();
+    for (int i = 0; i < tess_strategy_count(); i++) {
+        const tess_strategy_ops *ops = tess_strategy_at(i);
+        tess_strategy_options o = {.seed = 4, .batch = 16};
+        void *state = NULL;
+        CHECK_OK(ops->create(s, &o, &state));
+        double worst = 0;
+        int done = 0;
+        while (done < 600) {
+            tess_config out[16];
+            int n = 0;
+            double t0 = tess_now();
+            CHECK_OK(ops->propose(state, out, 16, &n));
+            double ms = 1e3 * (tess_now() - t0);
+            if (done >= 500 && ms > worst) worst = ms;
+            if (n == 0) break;
+            for (int k = 0; k < n; k++) {
+                tess_outcome status;
+                double t = synthetic_time(s, &out[k], &status);
+                CHECK_OK(ops->observe(state, &out[k], status, t));
+            }
+            done += n;
+        }
+        CHECK_MSG(worst < 50, "%s: proposing 16 after 500 observations took %.1f ms", ops->name, worst);
+        printf("%-10s slowest batch of 16 after 500 observations: %.1f ms\n", ops->name, worst);
+        ops->destroy(state);
+    }
+    tess_space_destroy(s);
+#endif
+}
+
 int main(void) {
     CHECK_OK(tess_search_register_builtin());
     CHECK(tess_strategy_find("exhaustive") && tess_strategy_find("random"));
@@ -197,5 +269,7 @@ int main(void) {
     test_exhaustive_order();
     test_reproducible();
     test_warm_start();
+    test_finds_optimum();
+    test_propose_time();
     return check_finish("test_search");
 }

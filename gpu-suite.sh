@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# gpu-suite.sh - builds tessera on a GPU host from a fresh copy of the tree,
+# runs the GPU tests and the GPU benchmarks, and ends with a summary table.
+#
+#   ./gpu-suite.sh [RESULTS_DIR]        (default: data/bench/gpu-<date>)
+#
+# Needs gcc, cmake, the CUDA toolkit (headers and NVRTC) and an NVIDIA
+# driver. Libraries the host lacks (netCDF, GSL, SQLite, jansson) come from
+# the offline bundle in .bundle/ (made with `./deps-bundle.sh download .bundle`
+# on a connected Debian 12 machine), unpacked into $TESSERA_DEPS_PREFIX
+# (default /tmp/tessera-deps). TESSERA_SUITE_QUICK=1 runs smaller sweeps.
+#
+# RESULTS_DIR receives: ctest logs, the benchmark sweeps as JSON lines, the
+# tuner's JSON reports, and summary.txt (the table printed at the end).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")" && pwd)
+results=${1:-$root/data/bench/gpu-$(date +%Y%m%d-%H%M%S)}
+build=$root/build-gpu
+jobs=$(nproc)
+quick=${TESSERA_SUITE_QUICK:-}
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+t0=$(date +%s)
+say() { printf '\n== [%4ds] %s\n' $(($(date +%s) - t0)) "$*"; }
+failures=()
+
+# --- dependencies ---------------------------------------------------------------
+say "dependencies"
+if pkg-config --exists netcdf jansson 2>/dev/null && [ -e /usr/include/gsl/gsl_rng.h ] &&
+    [ -e /usr/include/sqlite3.h ]; then
+    echo "using the host's netCDF, GSL, SQLite and jansson"
+elif ls "$root"/.bundle/*.deb > /dev/null 2>&1; then
+    eval "$(bash "$root/deps-bundle.sh" unpack "$root/.bundle" "${TESSERA_DEPS_PREFIX:-/tmp/tessera-deps}")" ||
+        { echo "cannot unpack the dependency bundle"; exit 1; }
+else
+    echo "netCDF/GSL/SQLite/jansson are missing and there is no bundle in .bundle/ (see deps-bundle.sh)"
+    exit 1
+fi
+# The driver's libraries may live outside the loader's cache (containers mount them).
+if ! ldconfig -p | grep -q 'libcuda.so.1 '; then
+    for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib64-nvidia; do
+        [ -e "$d/libcuda.so.1" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+    done
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,power.draw \
+    --format=csv 2>&1 | tee "$results/gpu.txt"
+
+# --- build ------------------------------------------------------------------------
+say "build ($jobs jobs)"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release > "$results/cmake.log" 2>&1 &&
+    cmake --build "$build" -j "$jobs" >> "$results/cmake.log" 2>&1
+build_rc=$?
+grep -E "CUDAToolkit|warning|error" "$results/cmake.log" | head -20
+if [ $build_rc -ne 0 ]; then
+    tail -40 "$results/cmake.log"
+    echo "build failed"
+    exit 1
+fi
+export TESSERA_CACHE=$build/kernel-cache TESSERA_DB=$results/records.db
+rm -rf "$TESSERA_CACHE"
+
+# --- tests ------------------------------------------------------------------------
+say "tests: ctest -L gpu, and the NVRTC template test"
+(cd "$build" && ctest -L gpu --output-on-failure 2>&1 | tee "$results/ctest-gpu.log")
+(cd "$build" && ctest -R test_cuda_templates --output-on-failure 2>&1 | tee "$results/ctest-templates.log")
+for log in ctest-gpu ctest-templates; do
+    grep -q "100% tests passed" "$results/$log.log" || failures+=("$log")
+    grep -q "(Skipped)" "$results/$log.log" && failures+=("$log: skipped tests")
+done
+
+# --- benchmarks: sweeps of the cuda spaces against the calibrated copy --------------
+say "benchmarks"
+bench=$build/bench_cuda
+cc -std=c11 -O2 -fopenmp -D_GNU_SOURCE -I"$root" -I"$root/core" -I"$root/tests" ${TESSERA_DEPS_CFLAGS:-} \
+    "$root/tests/gpu/bench_cuda.c" -L"$build" ${TESSERA_DEPS_LDFLAGS:-} -ltessera -lgsl -lgslcblas -lm \
+    -Wl,-rpath,"$build" -o "$bench" || failures+=("bench build")
+sweeps=$results/sweeps.jsonl
+if [ -n "$quick" ]; then
+    n_heat=300 n_sum=100 tune_big=60 tune_small=100 tune_sum=40 tune_limit=100
+else
+    n_heat=400 n_sum=200 tune_big=200 tune_small=300 tune_sum=100 tune_limit=240
+fi
+run_bench() {
+    "$bench" "$@" 2>&1 | tee -a "$results/bench.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || failures+=("bench $*")
+}
+run_bench sweep heat3d 512x512x512 f32 $n_heat "$jobs" "$sweeps"
+run_bench sweep sum 1073741824 f32 $n_sum "$jobs" "$sweeps"
+run_bench sweep heat3d 512x512x512 f64 $((n_heat / 3)) "$jobs" "$sweeps"
+run_bench sweep sum 268435456 f64 $((n_sum / 2)) "$jobs" "$sweeps"
+# Compile throughput from an empty cache: one process, then one per core.
+for w in 1 "$jobs"; do
+    TESSERA_CACHE=$(mktemp -d) run_bench compile heat3d 256x256x256 f32 $((w == 1 ? 24 : 320)) "$w"
+done
+
+# --- the tuner end to end (calibrate, tune) ------------------------------------------
+say "tuner"
+cli=$build/tessera
+if "$cli" devices 2>&1 | tee "$results/devices.txt" | grep -q '^cuda:.*sm_'; then
+    timeout 120 "$cli" calibrate --backend cuda 2>&1 | tee "$results/calibrate.txt"
+    timeout $tune_limit "$cli" tune heat3d --shape 512x512x512 --dtype f32 --backend cuda --budget $tune_big --json \
+        > "$results/tune-heat3d-512.json" 2> "$results/tune-heat3d-512.err" || failures+=("tune heat3d 512")
+    start=$(date +%s%N)
+    timeout $tune_limit "$cli" tune heat3d --shape 256x256x256 --dtype f32 --backend cuda --budget $tune_small --json \
+        > "$results/tune-heat3d-256.json" 2> "$results/tune-heat3d-256.err" || failures+=("tune heat3d 256")
+    ms=$((($(date +%s%N) - start) / 1000000))
+    echo "tune heat3d 256^3, $tune_small candidates: $ms ms wall (compile + verify + time)" |
+        tee "$results/tune-rate.txt"
+    timeout $tune_limit "$cli" tune sum --shape 1073741824 --dtype f32 --backend cuda --budget $tune_sum --json \
+        > "$results/tune-sum.json" 2> "$results/tune-sum.err" || failures+=("tune sum")
+else
+    echo "the tuner sees no cuda device (devices.txt)"
+    failures+=("tessera devices")
+fi
+
+# --- summary ----------------------------------------------------------------------------
+say "summary"
+python3 - "$results" "${failures[@]+"${failures[@]}"}" <<'EOF' | tee "$results/summary.txt"
+import json, os, re, sys
+results, failures = sys.argv[1], sys.argv[2:]
+def read(name):
+    p = os.path.join(results, name)
+    return open(p).read() if os.path.exists(p) else ""
+rows = []
+for line in read("ctest-gpu.log").splitlines() + read("ctest-templates.log").splitlines():
+    m = re.search(r"Test\s+#\d+: (\S+) \.+\s*(.*?)\s+([\d.]+) sec", line)
+    if m: rows.append((m.group(1), m.group(2).replace("*", "").strip(), m.group(3) + " s"))
+print("%-28s %-16s %s" % ("test", "result", "time"))
+for r in rows: print("%-28s %-16s %s" % r)
+print()
+print("%-34s %10s %10s %8s  %s" % ("benchmark", "copy GB/s", "best GB/s", "of copy", "best config"))
+best = {}
+for line in read("sweeps.jsonl").splitlines():
+    r = json.loads(line)
+    k = (r["op"], r["dtype"], r["n"])
+    if r["status"] == "ok" and (k not in best or r["time_ms"] < best[k]["time_ms"]): best[k] = r
+for k, r in best.items():
+    print("%-34s %10.0f %10.0f %7.1f%%  %s" % ("%s %s n=%d" % k, r["copy_gbps"], r["gbps"],
+          100 * r["gbps"] / r["copy_gbps"], r["config"]))
+for line in read("bench.log").splitlines():
+    if line.startswith("COMPILE"): print(line)
+for name in ("tune-heat3d-512.json", "tune-heat3d-256.json", "tune-sum.json"):
+    text = read(name)
+    try:
+        j = json.loads(text)
+        b = j.get("best", {})
+        print("%-22s best %.4f ms, %.0f GB/s, %.1f%% of ceiling %.0f GB/s, %s evaluations, statuses %s" % (
+            name, b.get("time_ms", 0), b.get("gbps", 0), 100 * j.get("fraction_of_ceiling", 0),
+            j.get("ceiling_gbps", 0), j.get("evaluations"), j.get("statuses")))
+    except ValueError:
+        if text or os.path.exists(os.path.join(results, name)): print("%-22s no JSON report" % name)
+print(read("tune-rate.txt").strip())
+print("failures: " + (", ".join(failures) if failures else "none"))
+EOF
+[ ${#failures[@]} -eq 0 ]

@@ -1,0 +1,207 @@
+/* test_search_replay.c - the replay evaluator (Kernel Tuner cache, T4 and
+ * JSON-lines recordings) and the search-efficiency benchmark. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "core/error.h"
+#include "search/bench.h"
+#include "search/replay.h"
+#include "search/search.h"
+
+#define SPACES TESS_SOURCE_DIR "/../shared/spaces"
+
+static int results_seen;
+static tess_outcome last_status;
+static double last_time;
+
+static void keep_result(const tess_result *r, void *user) {
+    (void)user;
+    results_seen++;
+    last_status = r->status;
+    last_time = r->time_ms;
+}
+
+static char *write_temp(const char *text) {
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/tess_replay_XXXXXX");
+    int fd = mkstemp(path);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* tessera's own record export: one object per line, failures included,
+ * another task's lines skipped, a config measured twice keeps its fastest. */
+static void test_export_lines(void) {
+    const char *text =
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 4, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 2.5}\n"
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 8, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 1.5}\n"
+        "\n"
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 8, \"order\": \"xyz\"}, \"status\": \"compile_error\", \"time_ms\": null}\n"
+        "{\"task\": \"sum:f32:1000\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 2, \"order\": \"xyz\"}, \"status\": \"ok\", \"time_ms\": 0.1}\n"
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 4, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 2.0}\n";
+    char *path = write_temp(text);
+    CHECK(path != NULL);
+    if (!path) return;
+    tess_evaluator *ev = NULL;
+    CHECK_OK(tess_replay_open(path, &ev));
+    unlink(path);
+    if (!ev) return;
+    const tess_space *s = ev->space;
+    CHECK(tess_replay_size(ev) == 3);
+    CHECK(tess_space_nparams(s) == 2);
+    CHECK(ev->op == NULL && strcmp(ev->device.backend, "replay") == 0);
+    CHECK_NEAR(tess_replay_best_time(ev), 1.5, 1e-12);
+    tess_config c;
+    tess_outcome status;
+    double t;
+    CHECK_OK(tess_config_parse(s, "tile_y=4,order=zyx", &c));
+    CHECK(tess_replay_lookup(ev, &c, &status, &t) && status == TESS_RESULT_OK);
+    CHECK_NEAR(t, 2.0, 1e-12);
+    CHECK_OK(tess_config_parse(s, "tile_y=8,order=xyz", &c));
+    results_seen = 0;
+    CHECK_OK(ev->ops->evaluate(ev, &c, 1, keep_result, NULL));
+    CHECK(results_seen == 1 && last_status == TESS_RESULT_COMPILE_ERROR && isinf(last_time));
+    /* tile_y=4,order=xyz was never recorded: not a legal point */
+    CHECK(tess_config_parse(s, "tile_y=4,order=xyz", &c) != TESS_OK);
+    ev->ops->destroy(ev);
+
+    path = write_temp("{\"task\": \"x\", \"config\": {\"a\": 1}, \"status\": \"exploded\"}\n");
+    CHECK(tess_replay_open(path, &ev) == TESS_ERR_FORMAT);
+    CHECK(strstr(tess_errmsg(), "exploded") != NULL);
+    unlink(path);
+    path = write_temp("not json\n");
+    CHECK(tess_replay_open(path, &ev) == TESS_ERR_FORMAT);
+    unlink(path);
+    CHECK(tess_replay_open("/nonexistent/space.json", &ev) == TESS_ERR_IO);
+}
+
+static void test_bench_math(void) {
+    /* one good config among N: (N+1)/2; all good: 1 */
+    CHECK_NEAR(tess_bench_random_expectation(99, 1), 50, 1e-12);
+    CHECK_NEAR(tess_bench_random_expectation(10, 10), 1, 1e-12);
+    CHECK_NEAR(tess_bench_random_expectation(4092, 33), 4093.0 / 34.0, 1e-12);
+}
+
+/* The shared recordings: counts, statuses, T4 and cache files agree, and a
+ * benchmark run of every strategy is legal and reproducible. */
+static int test_shared_spaces(void) {
+    if (access(SPACES "/pnpoly_RTX_3090.json.gz", R_OK) != 0) {
+        printf("shared recorded spaces not found under %s: skipping those checks\n", SPACES);
+        return 0;
+    }
+    tess_bench_space pn, cache, t4;
+    CHECK_OK(tess_bench_space_open(SPACES "/pnpoly_RTX_3090.json.gz", &pn));
+    CHECK(pn.n == 4092 && pn.nok == 3774);
+    CHECK(pn.within_5pct == 33 && pn.within_1pct == 9);
+    CHECK(strcmp(pn.name, "pnpoly_RTX_3090") == 0);
+    CHECK(tess_space_nparams(pn.ev->space) == 4);
+    int failed = 0;
+    for (size_t i = 0; i < pn.n; i++) {
+        tess_outcome status;
+        tess_replay_point(pn.ev, i, NULL, &status, NULL);
+        failed += status == TESS_RESULT_RUNTIME_ERROR;
+    }
+    CHECK(failed == 318);
+
+    CHECK_OK(tess_bench_space_open(SPACES "/dedispersion_A100.json.gz", &cache));
+    CHECK_OK(tess_bench_space_open(SPACES "/dedispersion_A100_T4.json.gz", &t4));
+    CHECK(cache.n == 11130 && t4.n == 11130);
+    CHECK_NEAR(cache.best_ms, t4.best_ms, 1e-9);
+    CHECK(cache.within_1pct == t4.within_1pct && cache.within_1pct == 277);
+    /* the same config reads the same time from both files */
+    tess_config c;
+    CHECK_OK(tess_config_parse(cache.ev->space,
+                               "block_size_x=1,block_size_y=32,block_size_z=1,tile_size_x=1,tile_size_y=1,"
+                               "tile_stride_x=0,tile_stride_y=0,loop_unroll_factor_channel=0", &c));
+    double a = 0, b = 0;
+    tess_config d;
+    CHECK_OK(tess_config_parse(t4.ev->space,
+                               "block_size_x=1,block_size_y=32,block_size_z=1,tile_size_x=1,tile_size_y=1,"
+                               "tile_stride_x=0,tile_stride_y=0,loop_unroll_factor_channel=0", &d));
+    CHECK(tess_replay_lookup(cache.ev, &c, NULL, &a) && tess_replay_lookup(t4.ev, &d, NULL, &b));
+    CHECK_NEAR(a, 73.55395197868347, 1e-9);
+    CHECK_NEAR(b, a, 1e-9);
+    tess_bench_space_close(&cache);
+    tess_bench_space_close(&t4);
+
+    /* every strategy runs legally on a replayed space, reproducibly */
+    tess_bench_options o = {.budget = 60, .repeats = 3, .batch = 8, .seed = 5};
+    tess_bench_result results[16];
+    int n = 0;
+    for (int i = 0; i < tess_strategy_count() && n < 16; i++) {
+        tess_bench_result again;
+        CHECK_OK(tess_bench_strategy(tess_strategy_at(i), &pn, &o, &results[n]));
+        CHECK_OK(tess_bench_strategy(tess_strategy_at(i), &pn, &o, &again));
+        CHECK(results[n].curve && again.curve && memcmp(results[n].curve, again.curve, 60 * sizeof(double)) == 0);
+        CHECK(results[n].curve[59] > 0 && results[n].curve[59] <= 1);
+        CHECK(isnan(results[n].score_at[2]) && results[n].score_at[1] > 0);   /* 100 is past the budget */
+        CHECK_NEAR(results[n].random_expected_5pct, 4093.0 / 34.0, 1e-9);
+        tess_bench_result_free(&again);
+        n++;
+    }
+    char svg[] = "/tmp/tess_plot_XXXXXX";
+    int fd = mkstemp(svg);
+    if (fd >= 0) close(fd);
+    CHECK_OK(tess_bench_write_svg(svg, "pnpoly <test>", results, n));
+    FILE *f = fopen(svg, "r");
+    char text[4096] = "";
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[len] = '\0';
+    if (f) fclose(f);
+    CHECK(strstr(text, "<svg") != NULL && strstr(text, "pnpoly &lt;test&gt;") != NULL);
+    unlink(svg);
+    for (int i = 0; i < n; i++) tess_bench_result_free(&results[i]);
+    tess_bench_space_close(&pn);
+    return 1;
+}
+
+/* A strategy that breaks the rules is caught by the benchmark's run loop. */
+static tess_status twice_create(const tess_space *s, const tess_strategy_options *o, void **state) {
+    (void)o;
+    *state = (void *)s;
+    return TESS_OK;
+}
+static tess_status twice_propose(void *state, tess_config *out, int max, int *n) {
+    for (int i = 0; i < max; i++) tess_space_default(state, &out[i]);
+    *n = max;
+    return TESS_OK;
+}
+static tess_status twice_observe(void *state, const tess_config *c, tess_outcome st, double t) {
+    (void)state, (void)c, (void)st, (void)t;
+    return TESS_OK;
+}
+static void twice_destroy(void *state) { (void)state; }
+
+static void test_rule_breaker(void) {
+    const char *text = "{\"config\": {\"a\": 1}, \"status\": \"ok\", \"time_ms\": 1}\n"
+                       "{\"config\": {\"a\": 2}, \"status\": \"ok\", \"time_ms\": 2}\n";
+    char *path = write_temp(text);
+    tess_evaluator *ev = NULL;
+    CHECK_OK(tess_replay_open(path, &ev));
+    unlink(path);
+    if (!ev) return;
+    const tess_strategy_ops twice = {"twice", "proposes the default config every time", twice_create,
+                                     twice_propose, twice_observe, twice_destroy};
+    double best[4];
+    CHECK(tess_bench_run(&twice, ev, 1, 4, 2, best, NULL) == TESS_ERR_INTERNAL);
+    CHECK(strstr(tess_errmsg(), "twice") != NULL);
+    CHECK(tess_bench_run(&tess_search_exhaustive, ev, 1, 4, 2, best, NULL) == TESS_OK);
+    CHECK_NEAR(best[0], 1, 0);
+    CHECK_NEAR(best[3], 1, 0);   /* exhausted after two: the trace repeats the last */
+    ev->ops->destroy(ev);
+}
+
+int main(void) {
+    CHECK_OK(tess_search_register_builtin());
+    test_export_lines();
+    test_bench_math();
+    test_rule_breaker();
+    test_shared_spaces();
+    return check_finish("test_search_replay");
+}

@@ -1,0 +1,222 @@
+/*
+ * test_stencil_cpu.c - every stencil of the library, generated as C/OpenMP,
+ * compiled by the cpu backend, run on random data and compared with the
+ * float64 interpreter within the operator's tolerance: f32 and f64, the
+ * default config and random legal configs, on odd shapes so that tiles and
+ * vector loops have remainders. hdiff and advect2d cover periodic axes; a
+ * stencil periodic along z and a multi-step stencil are checked too. A
+ * kernel with a perturbed coefficient must fail the comparison.
+ */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "core/backend.h"
+#include "core/backend_cpu.h"
+#include "core/error.h"
+#include "stencils/family.h"
+
+#define RANDOM_CONFIGS 3
+
+static const tess_backend_ops *cpu;
+static tess_device dev;
+
+typedef struct bufset {
+    tess_buffer_spec spec[TESS_MAX_BUFFERS];
+    void *b[TESS_MAX_BUFFERS];
+    int n;
+} bufset;
+
+static void free_buffers(bufset *bs) {
+    for (int i = 0; i < bs->n; i++) free(bs->b[i]);
+    bs->n = 0;
+}
+
+/* Allocates the operator's buffers, fills the inputs and poisons the rest. */
+static bool make_buffers(const tess_op *op, const tess_task *t, bufset *bs, uint64_t seed) {
+    memset(bs, 0, sizeof *bs);
+    CHECK_OK(op->buffers(t, bs->spec, &bs->n));
+    for (int i = 0; i < bs->n; i++) {
+        size_t size = tess_dtype_size(bs->spec[i].dtype), n = (size_t)bs->spec[i].count;
+        bs->b[i] = malloc(n * size);
+        if (!bs->b[i]) return false;
+        if (bs->spec[i].role == TESS_BUF_IN) {
+            CHECK_OK(op->fill_input(t, i, bs->b[i], seed));
+        } else {
+            for (size_t k = 0; k < n; k++) {
+                if (size == 4) ((float *)bs->b[i])[k] = NAN;
+                else ((double *)bs->b[i])[k] = NAN;
+            }
+        }
+    }
+    return true;
+}
+
+static double value(const bufset *bs, int i, int64_t k) {
+    return bs->spec[i].dtype == TESS_F32 ? ((const float *)bs->b[i])[k] : ((const double *)bs->b[i])[k];
+}
+
+/* Largest error of the outputs relative to what the operator accepts
+ * (<= 1 passes); NAN where an output was not written. */
+static double worst_error(const tess_op *op, const tess_task *t, const bufset *got, const bufset *ref) {
+    double tol = op->tolerance(t), scale = op->verify_scale(t, ref->b), worst = 0;
+    for (int i = 0; i < got->n; i++) {
+        if (got->spec[i].role != TESS_BUF_OUT) continue;
+        for (int64_t k = 0; k < got->spec[i].count; k++) {
+            double g = value(got, i, k), r = value(ref, i, k);
+            if (isnan(g)) return NAN;
+            double e = fabs(g - r) / (tol * (scale + fabs(r)));
+            if (e > worst) worst = e;
+        }
+    }
+    return worst;
+}
+
+/* Compiles src with the cpu backend and runs it once on bs. */
+static tess_status run_source(const tess_kernel_source *src, bufset *bs) {
+    tess_blob bin = {0};
+    char *log = NULL;
+    void *ctx = NULL, *module = NULL;
+    tess_status st = cpu->compile(&dev, src, &bin, &log);
+    if (st) fprintf(stderr, "%s\n%s\n", tess_errmsg(), log ? log : "");
+    if (!st) st = cpu->open(&dev, &ctx);
+    if (!st) st = cpu->load(ctx, &bin, src, &module, NULL);
+    if (!st) st = cpu->run(ctx, module, bs->b, bs->n);
+    if (module) cpu->unload(ctx, module);
+    if (ctx) cpu->close(ctx);
+    free(log);
+    tess_blob_free(&bin);
+    return st;
+}
+
+/* Emits, runs and verifies one config; returns the worst relative error. */
+static double check_config(const tess_op *op, const tess_task *t, const tess_space *sp, const tess_config *c) {
+    char text[512];
+    tess_config_format(sp, c, text, sizeof text);
+    bufset got, ref;
+    if (!make_buffers(op, t, &got, 7) || !make_buffers(op, t, &ref, 7)) return NAN;
+    tess_kernel_source src;
+    double worst = NAN;
+    tess_status st = op->emit(t, &dev, sp, c, &src);
+    CHECK_MSG(st == TESS_OK, "%s %s: %s", t->op, text, tess_errmsg());
+    if (!st) {
+        CHECK_OK(run_source(&src, &got));
+        CHECK_OK(op->reference(t, ref.b));
+        worst = worst_error(op, t, &got, &ref);
+        tess_kernel_source_free(&src);
+    }
+    char key[TESS_KEY_MAX];
+    tess_task_key(t, key, sizeof key);
+    CHECK_MSG(worst <= 1, "%s %s: worst error %.3g of the tolerance", key, text, worst);
+    free_buffers(&got);
+    free_buffers(&ref);
+    return worst;
+}
+
+static void check_stencil(const char *name, tess_dtype dtype, const int64_t *shape, int ndim, int nrandom,
+                          gsl_rng *rng) {
+    const tess_op *op = tess_stencils_op(name);
+    CHECK_MSG(op != NULL, "no stencil %s", name);
+    if (!op) return;
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
+    CHECK_OK(op->check_task(&t));
+    tess_space *sp = NULL;
+    CHECK_OK(op->space(&t, &dev, &sp));
+    if (!sp) return;
+    tess_config c;
+    tess_space_default(sp, &c);
+    double worst = check_config(op, &t, sp, &c);
+    for (int i = 0; i < nrandom; i++) {
+        CHECK_OK(tess_space_sample(sp, rng, &c));
+        double w = check_config(op, &t, sp, &c);
+        if (!(w <= worst)) worst = w;
+    }
+    printf("%-10s %s: worst error %.3f of the tolerance (%.2g)\n", name, tess_dtype_name(dtype), worst,
+           op->tolerance(&t));
+    tess_space_destroy(sp);
+}
+
+/* A coefficient changed by 1e-3 must fail verification. */
+static void check_detects_error(void) {
+    const tess_op *op = tess_stencils_op("heat3d");
+    tess_task t;
+    int64_t shape[] = {9, 10, 11};
+    CHECK_OK(tess_task_init(&t, "heat3d", TESS_F32, shape, 3));
+    tess_space *sp = NULL;
+    CHECK_OK(op->space(&t, &dev, &sp));
+    tess_config c;
+    tess_space_default(sp, &c);
+    tess_kernel_source src;
+    CHECK_OK(op->emit(&t, &dev, sp, &c, &src));
+    const char *old = "#define alpha 0.1f\n", *new = "#define alpha 0.1001f\n";
+    char *def = strstr(src.code, old);
+    CHECK(def != NULL);
+    if (def) {
+        char *code = malloc(strlen(src.code) + strlen(new));
+        sprintf(code, "%.*s%s%s", (int)(def - src.code), src.code, new, def + strlen(old));
+        free(src.code);
+        src.code = code;
+    }
+    bufset got, ref;
+    if (make_buffers(op, &t, &got, 3) && make_buffers(op, &t, &ref, 3)) {
+        CHECK_OK(run_source(&src, &got));
+        CHECK_OK(op->reference(&t, ref.b));
+        double worst = worst_error(op, &t, &got, &ref);
+        CHECK_MSG(worst > 1, "a perturbed kernel passed (worst %.3g)", worst);
+    }
+    free_buffers(&got);
+    free_buffers(&ref);
+    tess_kernel_source_free(&src);
+    tess_space_destroy(sp);
+}
+
+/* Stencils beyond the library: periodic along z and y with a 2D
+ * coefficient field, and three time steps in one kernel. */
+static const char *const extra_specs[] = {
+    "stencil zwrap\n"
+    "grid 6x7x8\n"
+    "boundary periodic z y\n"
+    "field u in\nfield s 2d coef\nfield v out advances u\n"
+    "v = u[2,0,0] - u[-1,1,0] + s[1,-1] * u[0,0,1]\n",
+    "stencil multistep\n"
+    "grid 9x10x11\nsteps 3\n"
+    "field u in\nfield k coef range 0 1\nfield u_new out advances u\n"
+    "param alpha = 0.1\n"
+    "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
+};
+
+int main(void) {
+    CHECK_OK(tess_cpu_register());
+    cpu = tess_backend_find("cpu");
+    CHECK_OK(cpu->probe(&dev));
+    CHECK_OK(tess_stencils_register_builtin());
+    for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
+        tess_spec *s;
+        CHECK_OK(tess_spec_parse(extra_specs[i], strlen(extra_specs[i]), "extra", &s));
+        CHECK_OK(tess_stencils_register_spec(s));
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 42);
+    const int64_t s3[] = {10, 11, 13}, s2[] = {21, 19}, small3[] = {5, 4, 6};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff"};
+    for (size_t i = 0; i < sizeof three_d / sizeof three_d[0]; i++) {
+        check_stencil(three_d[i], TESS_F32, s3, 3, RANDOM_CONFIGS, rng);
+        check_stencil(three_d[i], TESS_F64, s3, 3, 1, rng);
+    }
+    const char *const two_d[] = {"heat2d", "advect2d"};
+    for (size_t i = 0; i < sizeof two_d / sizeof two_d[0]; i++) {
+        check_stencil(two_d[i], TESS_F32, s2, 2, RANDOM_CONFIGS, rng);
+        check_stencil(two_d[i], TESS_F64, s2, 2, 1, rng);
+    }
+    check_stencil("zwrap", TESS_F32, small3, 3, RANDOM_CONFIGS, rng);
+    check_stencil("multistep", TESS_F64, s3, 3, 1, rng);
+    check_stencil("multistep", TESS_F32, s3, 3, 1, rng);
+    /* A grid smaller than the halo along a fixed axis: every point is boundary. */
+    check_stencil("star3d25", TESS_F32, (const int64_t[]){3, 12, 12}, 3, 1, rng);
+    check_detects_error();
+    gsl_rng_free(rng);
+    return check_finish("test_stencil_cpu");
+}

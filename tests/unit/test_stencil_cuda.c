@@ -1,0 +1,176 @@
+/*
+ * test_stencil_cuda.c - the CUDA generator: for every stencil of the
+ * library, f32 and f64, the default config, each kernel variant
+ * (3D blocks; streaming through the read-only cache or shared tiles, with
+ * several points per thread) and random legal configs compile with NVRTC
+ * for sm_90 through the cuda backend, and the cubin holds every launch's
+ * entry. Also: multi-step stencils get one launch per step, launch
+ * geometry covers the grid, illegal configs are rejected by the space.
+ * NVRTC needs no GPU; without it the test is skipped.
+ */
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "stencils/family.h"
+
+/* Present only in builds with the CUDA toolkit. */
+extern tess_status tess_cuda_register(void) __attribute__((weak));
+
+#define SAMPLES 2
+
+static const tess_backend_ops *cuda;
+static tess_device dev;
+
+static const char *const variants3[] = {
+    "block_x=64,block_y=4,block_z=2,ppt_x=2,ppt_y=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
+    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+};
+static const char *const variants2[] = {
+    "block_x=32,block_y=8,ppt_x=2,ppt_y=2,staging=ldg,min_blocks=2",
+    "block_x=64,block_y=4,ppt_x=1,ppt_y=2,staging=shared,min_blocks=1",
+};
+
+/* Compiles one config; false when NVRTC is missing (skip). */
+static bool compile_config(const tess_op *op, const tess_task *t, const tess_space *sp, const tess_config *c) {
+    char text[512];
+    tess_config_format(sp, c, text, sizeof text);
+    CHECK_MSG(tess_space_valid(sp, c), "%s %s violates %s", t->op, text, tess_space_violation(sp, c));
+    tess_kernel_source src;
+    tess_status st = op->emit(t, &dev, sp, c, &src);
+    CHECK_MSG(st == TESS_OK, "%s %s: %s", t->op, text, tess_errmsg());
+    if (st) return true;
+    /* The blocks cover the grid, one launch per step. */
+    const tess_launch *l = &src.launch[0];
+    int r = t->ndim;
+    double px = tess_config_get(sp, c, "ppt_x"), py = tess_config_get(sp, c, "ppt_y");
+    CHECK(l->grid[0] * l->block[0] * px >= t->shape[r - 1] && l->grid[1] * l->block[1] * py >= t->shape[r - 2]);
+    CHECK(src.nlaunches == tess_stencils_spec(t->op)->steps);
+    tess_blob bin = {0};
+    char *log = NULL;
+    st = cuda->compile(&dev, &src, &bin, &log);
+    bool ran = st != TESS_ERR_UNAVAILABLE;
+    if (!ran) printf("skipped: %s\n", tess_errmsg());
+    else CHECK_MSG(st == TESS_OK, "%s %s: %s\n%s", t->op, text, tess_errmsg(), log ? log : "");
+    for (int i = 0; st == TESS_OK && i < src.nlaunches; i++)
+        CHECK_MSG(memmem(bin.data, bin.size, src.launch[i].entry, strlen(src.launch[i].entry)),
+                  "entry %s missing from the cubin of %s %s", src.launch[i].entry, t->op, text);
+    free(log);
+    tess_blob_free(&bin);
+    tess_kernel_source_free(&src);
+    return ran;
+}
+
+/* The default, every variant and SAMPLES random configs (f64: the default
+ * and the last variant); false if skipped. */
+static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *shape, int ndim, gsl_rng *rng) {
+    const tess_op *op = tess_stencils_op(name);
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
+    tess_space *sp = NULL;
+    CHECK_OK(op->space(&t, &dev, &sp));
+    if (!sp) return true;
+    tess_config c;
+    tess_space_default(sp, &c);
+    bool ran = compile_config(op, &t, sp, &c);
+    const char *const *variants = ndim == 3 ? variants3 : variants2;
+    int nvariants = ndim == 3 ? 3 : 2;
+    for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants; i++) {
+        tess_status st = tess_config_parse(sp, variants[i], &c);
+        CHECK_MSG(st == TESS_OK, "%s", tess_errmsg());
+        if (!st) ran = compile_config(op, &t, sp, &c);
+    }
+    for (int i = 0; ran && dtype == TESS_F32 && i < SAMPLES; i++) {
+        CHECK_OK(tess_space_sample(sp, rng, &c));
+        ran = compile_config(op, &t, sp, &c);
+    }
+    if (ran) printf("%-10s %s: compiled\n", name, tess_dtype_name(dtype));
+    tess_space_destroy(sp);
+    return ran;
+}
+
+/* Constraints: streaming settings only with streaming; block sizes; shared memory. */
+static void check_space(void) {
+    const tess_op *op = tess_stencils_op("star3d25");
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, "star3d25", TESS_F64, (const int64_t[]){64, 64, 64}, 3));
+    tess_space *sp = NULL;
+    CHECK_OK(op->space(&t, &dev, &sp));
+    if (!sp) return;
+    tess_config c;
+    const char *illegal[] = {
+        "block_x=256,block_y=16,block_z=1,ppt_x=1,ppt_y=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
+        "block_x=32,block_y=1,block_z=1,ppt_x=1,ppt_y=1,stream=0,chunk=8,staging=ldg,unroll=1,min_blocks=1",
+        "block_x=32,block_y=4,block_z=2,ppt_x=1,ppt_y=1,stream=1,chunk=8,staging=ldg,unroll=1,min_blocks=1",
+        "block_x=256,block_y=4,block_z=1,ppt_x=4,ppt_y=4,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+    };
+    for (size_t i = 0; i < sizeof illegal / sizeof illegal[0]; i++)
+        CHECK_MSG(tess_config_parse(sp, illegal[i], &c) == TESS_ERR_ARG, "legal: %s", illegal[i]);
+    size_t n = 0;
+    CHECK_OK(tess_space_count(sp, 1000000, &n));
+    CHECK_MSG(n > 100, "only %zu legal configs", n);
+    tess_space_destroy(sp);
+}
+
+static const char *const extra_specs[] = {
+    "stencil zwrap\ngrid 6x7x8\nboundary periodic z y\n"
+    "field u in\nfield s 2d coef\nfield v out advances u\n"
+    "v = u[2,0,0] - u[-1,1,0] + s[1,-1] * u[0,0,1]\n",
+    "stencil four\ngrid 9x10x11\nsteps 4\n"
+    "field u in\nfield k coef\nfield u_new out advances u\nparam alpha = 0.1\n"
+    "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
+    "stencil five\ngrid 9x10\nsteps 5\nfield u in\nfield v out advances u\nv = u[0,1]\n",
+};
+
+int main(void) {
+    if (!tess_cuda_register) {
+        printf("skipped: built without the CUDA toolkit\n");
+        return 77;
+    }
+    CHECK_OK(tess_cuda_register());
+    cuda = tess_backend_find("cuda");
+    CHECK(cuda != NULL);
+    if (!cuda) return check_finish("test_stencil_cuda");
+    memset(&dev, 0, sizeof dev);
+    strcpy(dev.backend, "cuda");
+    strcpy(dev.name, "NVIDIA H200");
+    strcpy(dev.arch, "sm_90");
+    dev.cc_major = 9;
+    dev.units = 132;
+    dev.max_threads_per_block = 1024;
+    dev.warp_size = 32;
+    CHECK_OK(tess_stencils_register_builtin());
+    for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
+        tess_spec *s;
+        CHECK_OK(tess_spec_parse(extra_specs[i], strlen(extra_specs[i]), "extra", &s));
+        CHECK_OK(tess_stencils_register_spec(s));
+    }
+    check_space();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four"};
+    bool ran = true;
+    for (size_t i = 0; ran && i < sizeof three_d / sizeof three_d[0]; i++) {
+        ran = compile_stencil(three_d[i], TESS_F32, s3, 3, rng);
+        if (ran) ran = compile_stencil(three_d[i], TESS_F64, s3, 3, rng);
+    }
+    const char *const two_d[] = {"heat2d", "advect2d"};
+    for (size_t i = 0; ran && i < sizeof two_d / sizeof two_d[0]; i++) {
+        ran = compile_stencil(two_d[i], TESS_F32, s2, 2, rng);
+        if (ran) ran = compile_stencil(two_d[i], TESS_F64, s2, 2, rng);
+    }
+    /* More steps than launches: refused with a message. */
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, "five", TESS_F32, (const int64_t[]){9, 10}, 2));
+    tess_space *sp = NULL;
+    CHECK(tess_stencils_op("five")->space(&t, &dev, &sp) == TESS_ERR_ARG && !sp);
+    CHECK_MSG(strstr(tess_errmsg(), "at most 4 steps") != NULL, "%s", tess_errmsg());
+    gsl_rng_free(rng);
+    if (!ran) return 77;
+    return check_finish("test_stencil_cuda");
+}

@@ -1,0 +1,133 @@
+/*
+ * test_stencil_gpu.c - every stencil of the library run on the GPU through
+ * the hardware evaluator (compile, isolated run, verification against the
+ * float64 interpreter, timing): the default config, each kernel variant and
+ * random legal configs, f32 and f64, on odd shapes; plus a periodic stencil
+ * with a 2D field and a four-step stencil. Every candidate must verify.
+ * Also prints the bandwidth reached on larger grids, for information.
+ * Skipped without a CUDA device.
+ */
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/evaluator.h"
+#include "stencils/family.h"
+
+extern tess_status tess_cuda_register(void) __attribute__((weak));
+
+#define MAX_CONFIGS 16
+
+static const tess_backend_ops *cuda;
+static tess_device dev;
+
+static const char *const variants3[] = {
+    "block_x=64,block_y=4,block_z=2,ppt_x=2,ppt_y=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
+    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=2",
+};
+static const char *const variants2[] = {
+    "block_x=32,block_y=8,ppt_x=2,ppt_y=2,staging=ldg,min_blocks=2",
+    "block_x=64,block_y=4,ppt_x=1,ppt_y=2,staging=shared,min_blocks=1",
+};
+
+typedef struct results {
+    tess_result r[MAX_CONFIGS];
+    int n;
+} results;
+
+static void collect(const tess_result *r, void *user) {
+    results *rs = user;
+    if (rs->n < MAX_CONFIGS) rs->r[rs->n++] = *r;
+}
+
+/* Evaluates the default, the variants and `nrandom` random configs; every
+ * one must verify. Prints the best bandwidth. */
+static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape, int ndim, int nrandom,
+                        gsl_rng *rng) {
+    const tess_op *op = tess_stencils_op(name);
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
+    tess_hw_options o = tess_hw_options_default();
+    o.timeout_s = 20;
+    o.min_time_s = 0.01;
+    tess_evaluator *ev = NULL;
+    CHECK_OK(tess_evaluator_create_hw(op, &t, cuda, &dev, &o, &ev));
+    if (!ev) return;
+    tess_config configs[MAX_CONFIGS];
+    int n = 0;
+    tess_space_default(ev->space, &configs[n++]);
+    const char *const *variants = ndim == 3 ? variants3 : variants2;
+    int nvariants = ndim == 3 ? 4 : 2;
+    for (int i = 0; i < nvariants; i++) {
+        tess_status st = tess_config_parse(ev->space, variants[i], &configs[n]);
+        if (st == TESS_OK) n++;   /* a variant may not fit a small grid's chunk list */
+    }
+    for (int i = 0; i < nrandom && n < MAX_CONFIGS; i++) CHECK_OK(tess_space_sample(ev->space, rng, &configs[n++]));
+    results rs = {.n = 0};
+    CHECK_OK(ev->ops->evaluate(ev, configs, n, collect, &rs));
+    CHECK(rs.n == n);
+    char key[TESS_KEY_MAX], text[512];
+    tess_task_key(&t, key, sizeof key);
+    const tess_result *best = NULL;
+    for (int i = 0; i < rs.n; i++) {
+        const tess_result *r = &rs.r[i];
+        tess_config_format(ev->space, &r->config, text, sizeof text);
+        CHECK_MSG(r->status == TESS_RESULT_OK, "%s %s: %s: %s", key, text, tess_outcome_name(r->status), r->message);
+        if (r->status == TESS_RESULT_OK && (!best || r->time_ms < best->time_ms)) best = r;
+    }
+    if (best) {
+        tess_config_format(ev->space, &best->config, text, sizeof text);
+        printf("%-28s %d configs verified; best %8.1f GB/s %.4f ms  %s\n", key, rs.n, best->gbps, best->time_ms, text);
+    }
+    tess_evaluator_destroy(ev);
+}
+
+static const char *const extra_specs[] = {
+    "stencil zwrap\ngrid 6x7x8\nboundary periodic z y\n"
+    "field u in\nfield s 2d coef\nfield v out advances u\n"
+    "v = u[2,0,0] - u[-1,1,0] + s[1,-1] * u[0,0,1]\n",
+    "stencil four\ngrid 9x10x11\nsteps 4\n"
+    "field u in\nfield k coef range 0 1\nfield u_new out advances u\nparam alpha = 0.1\n"
+    "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
+};
+
+int main(void) {
+    if (!tess_cuda_register || tess_cuda_register() != TESS_OK || !(cuda = tess_backend_find("cuda")) ||
+        cuda->probe(&dev) != TESS_OK) {
+        printf("skipped: no CUDA device (%s)\n", tess_errmsg());
+        return 77;
+    }
+    CHECK_OK(tess_stencils_register_builtin());
+    for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
+        tess_spec *s;
+        CHECK_OK(tess_spec_parse(extra_specs[i], strlen(extra_specs[i]), "extra", &s));
+        CHECK_OK(tess_stencils_register_spec(s));
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four"};
+    for (size_t i = 0; i < sizeof three_d / sizeof three_d[0]; i++) {
+        run_stencil(three_d[i], TESS_F32, s3, 3, 6, rng);
+        run_stencil(three_d[i], TESS_F64, s3, 3, 2, rng);
+    }
+    const char *const two_d[] = {"heat2d", "advect2d"};
+    for (size_t i = 0; i < sizeof two_d / sizeof two_d[0]; i++) {
+        run_stencil(two_d[i], TESS_F32, s2, 2, 6, rng);
+        run_stencil(two_d[i], TESS_F64, s2, 2, 2, rng);
+    }
+    /* Larger grids, for the bandwidth printed. */
+    const int64_t big3[] = {256, 256, 256}, hdiff3[] = {80, 256, 256}, big2[] = {4096, 4096};
+    run_stencil("heat3d", TESS_F32, big3, 3, 10, rng);
+    run_stencil("star3d25", TESS_F32, big3, 3, 10, rng);
+    run_stencil("hdiff", TESS_F32, hdiff3, 3, 10, rng);
+    run_stencil("heat2d", TESS_F32, big2, 2, 10, rng);
+    gsl_rng_free(rng);
+    return check_finish("test_stencil_gpu");
+}
