@@ -1,6 +1,5 @@
 /* runner.c - isolated execution of candidates in a forked child process. */
 #include <errno.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdint.h>
 #include <signal.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 #include "error.h"
 #include "ipc.h"
+#include "problem.h"
 #include "runner.h"
 #include "timing.h"
 
@@ -22,10 +22,7 @@ struct tess_runner {
     const tess_backend_ops *be;
     tess_device dev;
     tess_runner_options opt;
-    tess_buffer_spec spec[TESS_MAX_BUFFERS];
-    int nbuf;
-    void *host[TESS_MAX_BUFFERS];   /* inputs for IN buffers, reference outputs for OUT */
-    double tolerance, scale;
+    tess_problem *problem;          /* inputs and reference outputs */
     int nsets;                      /* buffer sets rotated while timing */
     pid_t child;
     int to_child, from_child;
@@ -38,18 +35,6 @@ typedef struct reply {
     tess_result result;
 } reply;
 
-static size_t buffer_bytes(const tess_buffer_spec *b) {
-    return (size_t)b->count * tess_dtype_size(b->dtype);
-}
-
-static void fill_uniform(void *host, const tess_buffer_spec *b, uint64_t seed) {
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, (unsigned long)seed);
-    for (int64_t i = 0; i < b->count; i++)
-        tess_dtype_store(host, b->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
-    gsl_rng_free(rng);
-}
-
 tess_status tess_runner_create(const tess_op *op, const tess_task *t, const tess_backend_ops *be,
                                const tess_device *dev, const tess_runner_options *o,
                                tess_runner **out) {
@@ -60,47 +45,20 @@ tess_status tess_runner_create(const tess_op *op, const tess_task *t, const tess
     r->be = be;
     r->dev = *dev;
     r->opt = *o;
-    r->child = 0;
-    tess_status st = op->buffers(t, r->spec, &r->nbuf);
-    if (st) goto fail;
-    size_t working_set = 0;
-    for (int i = 0; i < r->nbuf; i++) {
-        size_t bytes = buffer_bytes(&r->spec[i]);
-        working_set += bytes;
-        r->host[i] = malloc(bytes ? bytes : 1);
-        if (!r->host[i]) {
-            st = tess_error(TESS_ERR_NOMEM, "host buffer '%s' of %zu bytes", r->spec[i].name, bytes);
-            goto fail;
-        }
-        if (r->spec[i].role == TESS_BUF_IN) {
-            uint64_t seed = o->seed * 1000003ULL + (uint64_t)i;
-            if (op->fill_input)
-                st = op->fill_input(t, i, r->host[i], seed);
-            else
-                fill_uniform(r->host[i], &r->spec[i], seed);
-            if (st) goto fail;
-        } else {
-            memset(r->host[i], 0, bytes);
-        }
-    }
-    st = op->reference(t, r->host);
+    tess_status st = tess_problem_create(op, t, o->seed, &r->problem);
     if (st) {
-        tess_error_context(st, "reference of %s", op->name);
-        goto fail;
+        free(r);
+        return st;
     }
-    r->tolerance = op->tolerance(t);
-    r->scale = op->verify_scale ? op->verify_scale(t, r->host) : 1.0;
     /* Rotate through copies when the buffers would stay warm in the cache. */
+    size_t ws = r->problem->working_set;
     r->nsets = 1;
-    if (dev->l2_bytes > 0 && working_set > 0 && working_set < 2 * (size_t)dev->l2_bytes) {
-        size_t sets = (3 * (size_t)dev->l2_bytes) / working_set + 1;
+    if (dev->l2_bytes > 0 && ws > 0 && ws < 2 * (size_t)dev->l2_bytes) {
+        size_t sets = (3 * (size_t)dev->l2_bytes) / ws + 1;
         r->nsets = sets > MAX_SETS ? MAX_SETS : (int)sets;
     }
     *out = r;
     return TESS_OK;
-fail:
-    tess_runner_destroy(r);
-    return st;
 }
 
 static void stop_child(tess_runner *r) {
@@ -115,7 +73,7 @@ static void stop_child(tess_runner *r) {
 void tess_runner_destroy(tess_runner *r) {
     if (!r) return;
     stop_child(r);
-    for (int i = 0; i < r->nbuf; i++) free(r->host[i]);
+    tess_problem_destroy(r->problem);
     free(r);
 }
 
@@ -127,6 +85,8 @@ typedef struct child_state {
     void *dbuf[MAX_SETS][TESS_MAX_BUFFERS];
     void *check;                    /* host copy of an output being verified */
     void *poison;                   /* NaN-filled host buffer */
+    tess_dtype poison_dtype;        /* the element type it holds NaNs of */
+    int64_t largest_out;            /* bytes of the largest output */
 } child_state;
 
 static tess_status child_setup(child_state *cs) {
@@ -134,112 +94,25 @@ static tess_status child_setup(child_state *cs) {
     tess_status st = r->be->open(&r->dev, &cs->ctx);
     if (st) return tess_error_context(st, "opening the %s backend", r->be->name);
     size_t largest_out = 0;
-    for (int b = 0; b < r->nbuf; b++)
-        if (r->spec[b].role == TESS_BUF_OUT && buffer_bytes(&r->spec[b]) > largest_out)
-            largest_out = buffer_bytes(&r->spec[b]);
+    for (int b = 0; b < r->problem->nbuf; b++)
+        if (r->problem->spec[b].role == TESS_BUF_OUT && tess_buffer_bytes(&r->problem->spec[b]) > largest_out)
+            largest_out = tess_buffer_bytes(&r->problem->spec[b]);
     for (int s = 0; s < r->nsets; s++)
-        for (int b = 0; b < r->nbuf; b++) {
-            size_t bytes = buffer_bytes(&r->spec[b]);
+        for (int b = 0; b < r->problem->nbuf; b++) {
+            size_t bytes = tess_buffer_bytes(&r->problem->spec[b]);
             st = r->be->alloc(cs->ctx, bytes ? bytes : 1, &cs->dbuf[s][b]);
-            if (st) return tess_error_context(st, "allocating buffer '%s'", r->spec[b].name);
-            if (r->spec[b].role == TESS_BUF_IN) {
-                st = r->be->upload(cs->ctx, cs->dbuf[s][b], r->host[b], bytes);
+            if (st) return tess_error_context(st, "allocating buffer '%s'", r->problem->spec[b].name);
+            if (r->problem->spec[b].role == TESS_BUF_IN) {
+                st = r->be->upload(cs->ctx, cs->dbuf[s][b], r->problem->host[b], bytes);
                 if (st) return st;
             }
         }
+    cs->largest_out = (int64_t)largest_out;
     cs->check = malloc(largest_out ? largest_out : 1);
     cs->poison = malloc(largest_out ? largest_out : 1);
     if (!cs->check || !cs->poison) return tess_error(TESS_ERR_NOMEM, "verification buffers");
-    for (int b = 0; b < r->nbuf; b++)
-        if (r->spec[b].role == TESS_BUF_OUT) {
-            for (int64_t i = 0; i < r->spec[b].count; i++)
-                tess_dtype_store(cs->poison, r->spec[b].dtype, i, NAN);
-            break;
-        }
+    cs->poison_dtype = TESS_DTYPE_COUNT;   /* nothing poisoned yet */
     return TESS_OK;
-}
-
-/* Counts unwritten (NaN where the reference is not) and wrong elements,
- * and the first index of each; the parallel pass that every candidate pays. */
-typedef struct check_counts {
-    int64_t unwritten, first_unwritten, wrong, first_wrong;
-} check_counts;
-
-#define COUNT_MISMATCHES(T)                                                               \
-    do {                                                                                  \
-        const T *got = got_v, *want = want_v;                                             \
-        _Pragma("omp parallel for reduction(+ : unwritten, wrong) reduction(min : first_unwritten, first_wrong)") \
-        for (int64_t i = 0; i < n; i++) {                                                 \
-            double g = got[i], w = want[i];                                               \
-            if (isnan(g) && !isnan(w)) {                                                  \
-                unwritten++;                                                              \
-                if (i < first_unwritten) first_unwritten = i;                             \
-            } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {                       \
-                wrong++;                                                                  \
-                if (i < first_wrong) first_wrong = i;                                     \
-            }                                                                             \
-        }                                                                                 \
-    } while (0)
-
-static check_counts count_mismatches(const void *got_v, const void *want_v, tess_dtype t, int64_t n,
-                                     double tol, double scale) {
-    int64_t unwritten = 0, wrong = 0, first_unwritten = INT64_MAX, first_wrong = INT64_MAX;
-    if (t == TESS_F32) {
-        COUNT_MISMATCHES(float);
-    } else if (t == TESS_F64) {
-        COUNT_MISMATCHES(double);
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            double g = tess_dtype_load(got_v, t, i), w = tess_dtype_load(want_v, t, i);
-            if (isnan(g) && !isnan(w)) {
-                unwritten++;
-                if (i < first_unwritten) first_unwritten = i;
-            } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {
-                wrong++;
-                if (i < first_wrong) first_wrong = i;
-            }
-        }
-    }
-    return (check_counts){unwritten, first_unwritten, wrong, first_wrong};
-}
-
-/* Compares output b (downloaded into cs->check) with the reference. */
-static bool verify_output(child_state *cs, int b, tess_result *res) {
-    tess_runner *r = cs->r;
-    const tess_buffer_spec *spec = &r->spec[b];
-    check_counts k = count_mismatches(cs->check, r->host[b], spec->dtype, spec->count, r->tolerance,
-                                      r->scale);
-    if (k.unwritten) {
-        tess_result_fail(res, TESS_RESULT_WRONG_RESULT,
-                         "%lld of %lld elements of '%s' were not written (first at index %lld)",
-                         (long long)k.unwritten, (long long)spec->count, spec->name,
-                         (long long)k.first_unwritten);
-        return false;
-    }
-    if (k.wrong) {
-        /* The rare failing case: find the worst element serially. */
-        int64_t worst = k.first_wrong;
-        double worst_excess = 0;
-        for (int64_t i = k.first_wrong; i < spec->count; i++) {
-            double got = tess_dtype_load(cs->check, spec->dtype, i);
-            double want = tess_dtype_load(r->host[b], spec->dtype, i);
-            double err = fabs(got - want), allowed = r->tolerance * (r->scale + fabs(want));
-            double excess = isfinite(err) ? err / allowed : INFINITY;
-            if (excess > worst_excess) {
-                worst = i;
-                worst_excess = excess;
-            }
-        }
-        double got = tess_dtype_load(cs->check, spec->dtype, worst);
-        double want = tess_dtype_load(r->host[b], spec->dtype, worst);
-        tess_result_fail(res, TESS_RESULT_WRONG_RESULT,
-                         "%lld of %lld elements of '%s' are wrong; worst at index %lld: %.9g, "
-                         "expected %.9g (tolerance %.3g relative)",
-                         (long long)k.wrong, (long long)spec->count, spec->name, (long long)worst, got,
-                         want, r->tolerance);
-        return false;
-    }
-    return true;
 }
 
 /* Runs, verifies and times one candidate. Returns false when the backend
@@ -255,24 +128,31 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
         return st != TESS_ERR_RUNTIME;
     }
     bool healthy = true;
-    for (int b = 0; b < r->nbuf && !st; b++)
-        if (r->spec[b].role == TESS_BUF_OUT)
-            st = r->be->upload(cs->ctx, cs->dbuf[0][b], cs->poison, buffer_bytes(&r->spec[b]));
-    if (!st) st = r->be->run(cs->ctx, module, cs->dbuf[0], r->nbuf);
+    for (int b = 0; b < r->problem->nbuf && !st; b++) {
+        const tess_buffer_spec *spec = &r->problem->spec[b];
+        if (spec->role != TESS_BUF_OUT) continue;
+        if (cs->poison_dtype != spec->dtype) {
+            for (int64_t i = 0; i < cs->largest_out / (int64_t)tess_dtype_size(spec->dtype); i++)
+                tess_dtype_store(cs->poison, spec->dtype, i, NAN);
+            cs->poison_dtype = spec->dtype;
+        }
+        st = r->be->upload(cs->ctx, cs->dbuf[0][b], cs->poison, tess_buffer_bytes(spec));
+    }
+    if (!st) st = r->be->run(cs->ctx, module, cs->dbuf[0], r->problem->nbuf);
     if (st) {
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
         healthy = false;
         goto done;
     }
-    for (int b = 0; b < r->nbuf; b++) {
-        if (r->spec[b].role != TESS_BUF_OUT) continue;
-        st = r->be->download(cs->ctx, cs->check, cs->dbuf[0][b], buffer_bytes(&r->spec[b]));
+    for (int b = 0; b < r->problem->nbuf; b++) {
+        if (r->problem->spec[b].role != TESS_BUF_OUT) continue;
+        st = r->be->download(cs->ctx, cs->check, cs->dbuf[0][b], tess_buffer_bytes(&r->problem->spec[b]));
         if (st) {
             tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "download: %s", tess_errmsg());
             healthy = false;
             goto done;
         }
-        if (!verify_output(cs, b, res)) goto done;
+        if (!tess_problem_verify(r->problem, b, cs->check, res)) goto done;
     }
     void *const *sets[MAX_SETS];
     for (int s = 0; s < r->nsets; s++) sets[s] = cs->dbuf[s];
@@ -280,7 +160,7 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
                                 .min_reps = r->opt.min_reps,
                                 .max_reps = r->opt.max_reps};
     tess_timing timing;
-    st = tess_time_kernel(r->be, cs->ctx, module, sets, r->nsets, r->nbuf,
+    st = tess_time_kernel(r->be, cs->ctx, module, sets, r->nsets, r->problem->nbuf,
                           &topt, &timing, &res->metrics);
     if (st) {
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "timing: %s", tess_errmsg());

@@ -71,6 +71,10 @@ typedef struct tess_tune_options {
     uint64_t seed;          /* reproducible runs */
     int batch;              /* candidates per batch; 0: backend default */
     int window;             /* stop after this many evaluations without improvement; 0: never */
+    /* Warm start from similar tuned tasks: "auto" (the records of this
+     * context), "off", or the path of another records database or an exported
+     * .jsonl file. NULL: "auto". */
+    const char *transfer;
     tess_progress_fn progress;  /* called after each result; may be NULL */
     void *progress_user;
 } tess_tune_options;
@@ -88,6 +92,8 @@ typedef struct tess_tune_report {
     int status_counts[6];    /* indexed by tess_outcome */
     char stop_reason[96];
     char device[256];        /* device key */
+    int warm_configs;        /* configs taken from similar tasks */
+    char transfer_from[1024];/* the prior tasks used, with their similarity ("" if none) */
 } tess_tune_report;
 
 /* Tunes op on the given shape and dtype ("f32", "f64", ...) on a backend

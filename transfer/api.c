@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "builtin.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -13,6 +14,7 @@
 #include "core/runner.h"
 #include "core/tune.h"
 #include "session.h"
+#include "warmstart.h"
 
 struct tess_context {
     tess_records *db;
@@ -125,6 +127,52 @@ static void on_result(const tess_result *r, void *user) {
                            rec->opt->progress_user);
 }
 
+/* The warm start that opt->transfer asks for: from this context's records,
+ * another records database, or an exported JSON-lines file. */
+static tess_status warm_start(tess_context *ctx, const tess_tune_options *opt, const tess_session *s,
+                              const tess_space *space, tess_warm_start *out) {
+    memset(out, 0, sizeof *out);
+    const char *source = opt->transfer ? opt->transfer : "auto";
+    if (strcmp(source, "off") == 0) return TESS_OK;
+    tess_task_profile target;
+    tess_task_profile_init(&target, &s->task, s->op, &s->device, s->device_key);
+    if (strcmp(source, "auto") == 0)
+        return tess_warm_start_build(ctx->db, &target, space, 4, 3, out);
+    size_t len = strlen(source);
+    bool jsonl = len > 6 && strcmp(source + len - 6, ".jsonl") == 0;
+    char tmp[] = "/tmp/tessera-transfer-XXXXXX";
+    char db_path[64];
+    tess_records *db = NULL;
+    tess_status st;
+    if (jsonl) {
+        /* an exported file becomes a scratch database for the lookup */
+        if (!mkdtemp(tmp)) return tess_error(TESS_ERR_IO, "cannot create a scratch directory in /tmp");
+        snprintf(db_path, sizeof db_path, "%s/records.db", tmp);
+        st = tess_records_open(db_path, &db);
+        FILE *in = st ? NULL : fopen(source, "r");
+        if (!st && !in) st = tess_error(TESS_ERR_IO, "cannot open %s", source);
+        if (in) {
+            int count;
+            st = tess_records_import_jsonl(db, in, source, &count);
+            fclose(in);
+        }
+    } else {
+        st = tess_records_open(source, &db);
+    }
+    if (!st) st = tess_warm_start_build(db, &target, space, 4, 3, out);
+    tess_records_close(db);
+    if (jsonl) {
+        char path[128];
+        const char *const files[] = {"records.db", "records.db-wal", "records.db-shm"};
+        for (int i = 0; i < 3; i++) {
+            snprintf(path, sizeof path, "%s/%s", tmp, files[i]);
+            unlink(path);
+        }
+        rmdir(tmp);
+    }
+    return st ? tess_error_context(st, "transfer from %s", source) : TESS_OK;
+}
+
 tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
                       const char *dtype, const char *backend, const tess_tune_options *opt_in,
                       tess_tune_report *report) {
@@ -154,14 +202,27 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         return st;
     }
     if (report) memset(report, 0, sizeof *report);
-    tess_config dflt;
-    tess_space_default(ev->space, &dflt);
+    tess_warm_start warm = {0};
+    st = warm_start(ctx, &opt, &s, ev->space, &warm);
+    if (st) {
+        tess_evaluator_destroy(ev);
+        return st;
+    }
+    /* The default first (the baseline of every speedup), then the warm start. */
+    tess_config *seeds = malloc((size_t)(warm.n + 1) * sizeof *seeds);
+    if (!seeds) {
+        tess_warm_start_free(&warm);
+        tess_evaluator_destroy(ev);
+        return tess_error(TESS_ERR_NOMEM, "seeds");
+    }
+    tess_space_default(ev->space, &seeds[0]);
+    memcpy(seeds + 1, warm.configs, (size_t)warm.n * sizeof *seeds);
     recorder rec = {.db = ctx->db, .space = ev->space, .run_id = run_id, .strategy = strategy_name,
                     .opt = &opt, .report = report, .budget = opt.budget, .best_ms = INFINITY,
                     .t0 = tess_now()};
     tess_tune_loop_options lo = {.strategy = strategy, .budget = opt.budget, .seconds = opt.seconds,
                                  .window = opt.window, .seed = opt.seed, .batch = opt.batch,
-                                 .seeds = &dflt, .nseeds = 1, .on_result = on_result, .user = &rec};
+                                 .seeds = seeds, .nseeds = warm.n + 1, .on_result = on_result, .user = &rec};
     tess_tune_outcome out;
     st = tess_tune_loop(ev, &lo, &out);
     if (!st && rec.db_error) st = tess_error(rec.db_error, "recording results: %s", tess_errmsg());
@@ -183,7 +244,11 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out.counts[i];
         snprintf(report->stop_reason, sizeof report->stop_reason, "%s", out.stop_reason);
         snprintf(report->device, sizeof report->device, "%s", s.device_key);
+        report->warm_configs = warm.n;
+        tess_warm_start_describe(&warm, report->transfer_from, sizeof report->transfer_from);
     }
+    free(seeds);
+    tess_warm_start_free(&warm);
     tess_evaluator_destroy(ev);
     return st;
 }

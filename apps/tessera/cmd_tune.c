@@ -13,7 +13,7 @@
 static void help(void) {
     printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64] [--backend cpu|cuda]\n"
            "                       [--strategy NAME] [--budget N] [--seconds S] [--window W]\n"
-           "                       [--batch N] [--seed K] [--db PATH] [--json]\n\n"
+           "                       [--batch N] [--seed K] [--transfer off|auto|PATH] [--db PATH] [--json]\n\n"
            "Tunes operator OP on a shape: each candidate config is generated, compiled,\n"
            "verified against the reference and timed; every result is committed to the\n"
            "records database as it arrives. The template's default config is measured\n"
@@ -27,6 +27,8 @@ static void help(void) {
            "  --window     stop after W evaluations without a 1%% improvement\n"
            "  --batch      candidates compiled per batch (default: the backend's)\n"
            "  --seed       seed of the search and of the input data (default 1)\n"
+           "  --transfer   warm start from similar tuned tasks: auto (this database, the\n"
+           "               default), off, or another records database or exported .jsonl\n"
            "  --db         records database (default $TESSERA_DB or\n"
            "               $XDG_DATA_HOME/tessera/records.db)\n"
            "  --json       print one JSON object instead of the table\n",
@@ -65,7 +67,8 @@ static void print_json(const cli_task *t, const char *strategy, const tess_tune_
            r->default_ms > 0 && isfinite(r->best_ms) ? r->default_ms / r->best_ms : 0);
     printf(" \"evaluations\": %d, \"elapsed_s\": %.3f, \"statuses\": {", r->evaluations, r->elapsed_s);
     for (int i = 0; i < 6; i++) printf("%s\"%s\": %d", i ? ", " : "", names[i], r->status_counts[i]);
-    printf("}, \"stop_reason\": \"%s\"}\n", r->stop_reason);
+    printf("}, \"stop_reason\": \"%s\", \"warm_configs\": %d, \"transfer_from\": \"%s\"}\n",
+           r->stop_reason, r->warm_configs, r->transfer_from);
 }
 
 static void print_table(const cli_task *t, const char *strategy, const tess_tune_report *r,
@@ -83,6 +86,7 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
         }
     printf("); %s\n", r->stop_reason);
     printf("  records       %s\n", db_path);
+    if (r->warm_configs) printf("  warm start    %d configs from %s\n", r->warm_configs, r->transfer_from);
     if (!isfinite(r->best_ms)) {
         printf("  no candidate ran correctly\n");
         return;
@@ -105,6 +109,7 @@ int cmd_tune(int argc, char **argv) {
         {"window", required_argument, 0, 'w'},  {"batch", required_argument, 0, 'B'},
         {"seed", required_argument, 0, 'k'},    {"db", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
+        {"transfer", required_argument, 0, 'x'},
         {0, 0, 0, 0}};
     cli_task t = {0};
     tess_tune_options opt = tess_tune_options_default();
@@ -122,6 +127,7 @@ int cmd_tune(int argc, char **argv) {
         case 'S': opt.strategy = optarg; break;
         case 'd': t.db = optarg; break;
         case 'j': json = true; break;
+        case 'x': opt.transfer = optarg; break;
         case 'n':
             if (!cli_parse_int("tune", "--budget", optarg, 1, 100000000, &v)) return EXIT_USAGE;
             opt.budget = (int)v;

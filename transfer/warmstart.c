@@ -1,0 +1,181 @@
+/* warmstart.c - warm starts from the nearest tuned tasks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "warmstart.h"
+
+/* Nearest legal value of parameter p to a value written as text. */
+static int snap(const tess_space *s, int p, const char *text) {
+    int n = tess_space_param_size(s, p);
+    if (tess_space_param_label(s, p, 0)) {
+        for (int i = 0; i < n; i++)
+            if (strcmp(tess_space_param_label(s, p, i), text) == 0) return i;
+        return -1;
+    }
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text) return -1;
+    int best = -1;
+    double best_d = INFINITY;
+    for (int i = 0; i < n; i++) {
+        double u = tess_space_param_value(s, p, i);
+        double d = u > 0 && v > 0 ? fabs(log(u) - log(v)) : fabs(u - v);
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+    }
+    return best;
+}
+
+tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out) {
+    tess_space_default(space, out);
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", text);
+    for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(item, '=');
+        if (!eq) continue;
+        *eq = '\0';
+        int p = tess_space_param_index(space, item);
+        if (p < 0) continue;
+        int idx = snap(space, p, eq + 1);
+        if (idx >= 0) out->v[p] = (uint16_t)idx;
+    }
+    if (tess_space_valid(space, out)) return TESS_OK;
+    tess_config nb[256];
+    int n = 0;
+    const tess_neighborhood kinds[] = {TESS_NEIGH_ADJACENT, TESS_NEIGH_HAMMING};
+    for (int k = 0; k < 2; k++)
+        if (tess_space_neighbors(space, out, kinds[k], nb, 256, &n) == TESS_OK && n > 0) {
+            *out = nb[0];
+            return TESS_OK;
+        }
+    return tess_error(TESS_ERR_NOTFOUND, "no legal config near '%s'", text);
+}
+
+typedef struct candidate {
+    tess_task_summary summary;
+    double similarity;
+} candidate;
+
+typedef struct gather {
+    const tess_task_profile *target;
+    candidate *c;
+    int n, cap;
+} gather;
+
+static int collect_task(const tess_task_summary *s, void *user) {
+    gather *g = user;
+    if (s->ok == 0) return 0;
+    if (strcmp(s->device_key, g->target->device_key) == 0) {
+        char key[TESS_KEY_MAX];
+        if (tess_task_key(&g->target->task, key, sizeof key) == TESS_OK && strcmp(key, s->task_key) == 0)
+            return 0;
+    }
+    tess_task t;
+    if (tess_task_parse_key(s->task_key, &t) != TESS_OK) return 0;
+    tess_task_profile p;
+    const tess_op *op = tess_op_find(t.op);
+    if (op && op->check_task(&t) != TESS_OK) op = NULL;
+    tess_task_profile_init(&p, &t, op, NULL, s->device_key);
+    /* device features are only known for the target's device: reuse them, the
+     * device term of the similarity accounts for a different device */
+    memcpy(p.f + 11, g->target->f + 11, 3 * sizeof(double));
+    if (g->n == g->cap) {
+        int cap = g->cap ? 2 * g->cap : 32;
+        candidate *nc = realloc(g->c, (size_t)cap * sizeof *nc);
+        if (!nc) return 1;
+        g->c = nc;
+        g->cap = cap;
+    }
+    g->c[g->n++] = (candidate){*s, tess_task_similarity(g->target, &p)};
+    return 0;
+}
+
+static int by_similarity(const void *a, const void *b) {
+    double x = ((const candidate *)a)->similarity, y = ((const candidate *)b)->similarity;
+    return (x < y) - (x > y);
+}
+
+typedef struct top_results {
+    tess_record_row *rows;
+    int n, max;
+} top_results;
+
+/* Keeps the `max` fastest ok results of one task (insertion into a sorted list). */
+static int keep_fastest(const tess_record_row *row, void *user) {
+    top_results *t = user;
+    if (row->status != TESS_RESULT_OK) return 0;
+    int pos = t->n;
+    while (pos > 0 && t->rows[pos - 1].time_ms > row->time_ms) pos--;
+    if (pos >= t->max) return 0;
+    int last = t->n < t->max ? t->n : t->max - 1;
+    memmove(&t->rows[pos + 1], &t->rows[pos], (size_t)(last - pos) * sizeof *t->rows);
+    t->rows[pos] = *row;
+    if (t->n < t->max) t->n++;
+    return 0;
+}
+
+tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *target,
+                                  const tess_space *space, int max_sources, int per_source,
+                                  tess_warm_start *out) {
+    memset(out, 0, sizeof *out);
+    if (max_sources > TESS_WARM_MAX_SOURCES) max_sources = TESS_WARM_MAX_SOURCES;
+    gather g = {.target = target};
+    tess_status st = tess_records_list(db, collect_task, &g);
+    if (st) {
+        free(g.c);
+        return st;
+    }
+    qsort(g.c, (size_t)g.n, sizeof *g.c, by_similarity);
+    int nsrc = g.n < max_sources ? g.n : max_sources;
+    top_results *tops = calloc((size_t)(nsrc ? nsrc : 1), sizeof *tops);
+    out->configs = malloc((size_t)(nsrc * per_source + 1) * sizeof *out->configs);
+    tess_config_set *seen = tess_config_set_create();
+    if (!tops || !out->configs || !seen) st = tess_error(TESS_ERR_NOMEM, "warm start");
+    for (int i = 0; i < nsrc && !st; i++) {
+        tops[i].max = per_source;
+        tops[i].rows = calloc((size_t)per_source, sizeof *tops[i].rows);
+        if (!tops[i].rows) st = tess_error(TESS_ERR_NOMEM, "warm start");
+        if (!st) st = tess_records_foreach(db, g.c[i].summary.task_key, g.c[i].summary.device_key,
+                                           keep_fastest, &tops[i]);
+        tess_warm_source *src = &out->sources[out->nsources++];
+        snprintf(src->task_key, sizeof src->task_key, "%s", g.c[i].summary.task_key);
+        snprintf(src->device_key, sizeof src->device_key, "%s", g.c[i].summary.device_key);
+        src->similarity = g.c[i].similarity;
+        src->best_ms = g.c[i].summary.best_ms;
+    }
+    /* Round robin: each source's best, then each source's second best, ... */
+    for (int rank = 0; rank < per_source && !st; rank++)
+        for (int i = 0; i < nsrc; i++) {
+            tess_config c;
+            if (rank < tops[i].n && tess_config_map(space, tops[i].rows[rank].config, &c) == TESS_OK &&
+                tess_config_set_add(seen, &c))
+                out->configs[out->n++] = c;
+        }
+    for (int i = 0; i < nsrc; i++) free(tops[i].rows);
+    free(tops);
+    free(g.c);
+    tess_config_set_destroy(seen);
+    if (st) tess_warm_start_free(out);
+    return st;
+}
+
+void tess_warm_start_free(tess_warm_start *w) {
+    free(w->configs);
+    w->configs = NULL;
+    w->n = 0;
+}
+
+void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < w->nsources && used < len; i++) {
+        int k = snprintf(buf + used, len - used, "%s%s on %s (similarity %.2f)", i ? "; " : "",
+                         w->sources[i].task_key, w->sources[i].device_key, w->sources[i].similarity);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+}
