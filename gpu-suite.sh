@@ -9,7 +9,8 @@
 # the offline bundle in .bundle/ (made with `./deps-bundle.sh download .bundle`
 # on a connected Debian 12 machine), unpacked into $TESSERA_DEPS_PREFIX
 # (default /tmp/tessera-deps). TESSERA_SUITE_QUICK=1 runs smaller sweeps and
-# shorter tuning runs; TESSERA_SUITE_TUNER=0 leaves the tuner out.
+# shorter tuning runs; TESSERA_SUITE_CONFIGS=N sweeps N random heat3d configs
+# (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out.
 #
 # RESULTS_DIR receives: ctest logs, the benchmark sweeps as JSON lines, the
 # tuner's JSON reports, and summary.txt (the table printed at the end).
@@ -82,6 +83,7 @@ if [ -n "$quick" ]; then
 else
     n_heat=400 n_sum=200 tune_big=200 tune_small=300 tune_sum=100 tune_limit=240
 fi
+if [ -n "${TESSERA_SUITE_CONFIGS:-}" ]; then n_heat=$TESSERA_SUITE_CONFIGS n_sum=$((n_heat / 3)); fi
 run_bench() {
     "$bench" "$@" 2>&1 | tee -a "$results/bench.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || failures+=("bench $*")

@@ -203,7 +203,21 @@ static void child_main(tess_runner *r, int in, int out) {
     }
 }
 
+static bool in_process_kernels;
+
+void tess_note_in_process_kernels(void) { in_process_kernels = true; }
+
+static tess_status refuse_if_tainted(void) {
+    if (!in_process_kernels) return TESS_OK;
+    return tess_error(TESS_ERR_UNAVAILABLE,
+                      "this process already runs kernels itself, and processes forked from it "
+                      "cannot run kernels safely: tune before the first tess_kernel_get or "
+                      "tess_dispatch, or in a separate process (tessera tune)");
+}
+
 static tess_status start_child(tess_runner *r) {
+    tess_status st = refuse_if_tainted();
+    if (st) return st;
     int req[2], resp[2];
     if (pipe(req) != 0) return tess_error(TESS_ERR_IO, "pipe: %s", strerror(errno));
     if (pipe(resp) != 0) {
@@ -280,6 +294,8 @@ tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess
 
 tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const tess_device *dev,
                                             double *gbps, double *gflops) {
+    tess_status tainted = refuse_if_tainted();
+    if (tainted) return tainted;
     int fds[2];
     if (pipe(fds) != 0) return tess_error(TESS_ERR_IO, "pipe: %s", strerror(errno));
     fflush(NULL);

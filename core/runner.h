@@ -39,4 +39,10 @@ tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess
 tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const tess_device *dev,
                                             double *gbps, double *gflops);
 
+/* Records that this process now runs kernels itself (an OpenMP thread pool
+ * or a GPU context exists). Children forked from such a process can
+ * deadlock (OpenMP) or fail (CUDA), so runners and calibration are refused
+ * from then on, with a message saying what to do instead. */
+void tess_note_in_process_kernels(void);
+
 #endif

@@ -110,10 +110,38 @@ typedef struct tess_kernel tess_kernel;
  * from the disk cache) once. */
 tess_status tess_kernel_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
                             const char *dtype, const char *backend, tess_kernel **out);
-/* The config a kernel runs ("name=value,...") and where it came from
- * ("exact", "default"). Borrowed strings, valid until destroy. */
+/* The config a kernel runs ("name=value,...") and where it came from:
+ * "exact" (tuned for this task on this device), "transfer" (predicted from
+ * the most similar tuned tasks), "default" (the template's default) or
+ * "fallback" (the default, after the chosen config failed verification; the
+ * note says why). Borrowed strings, valid as long as the kernel. */
 const char *tess_kernel_config(const tess_kernel *k);
 const char *tess_kernel_origin(const tess_kernel *k);
+const char *tess_kernel_note(const tess_kernel *k);
+typedef struct tess_dispatch_options {
+    int online_budget;       /* evaluations of light tuning for a task with no record
+                                on this device (the result is stored: the next call is
+                                an exact hit); 0: none */
+    double online_seconds;   /* or a time limit for it; 0: none */
+    int verify;              /* verify the kernel's first use in this process against
+                                the reference on random inputs (default 1) */
+} tess_dispatch_options;
+
+tess_dispatch_options tess_dispatch_options_default(void);
+
+/* Run-time dispatch: the kernel for a task on this device, cached in the
+ * context, so calls after the first cost a hash lookup. The first call
+ * chooses the config (exact record, else transfer prediction, else default;
+ * with an online budget it tunes first), compiles it once (or loads it from
+ * the disk cache) and, with verify, checks it on random inputs, falling back
+ * to the default config on a mismatch. The kernel belongs to the context
+ * (do not destroy it). With the cuda backend, tune before the first kernel
+ * runs in a process: tuning forks processes that cannot use a CUDA context
+ * created before. */
+tess_status tess_dispatch(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                          const char *dtype, const char *backend, const tess_dispatch_options *opt,
+                          tess_kernel **out);
+
 /* Runs the kernel on the caller's arrays, in the operator's buffer order
  * (`tessera ops` lists it): host pointers for cpu, device pointers for cuda. */
 tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays);

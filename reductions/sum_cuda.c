@@ -99,6 +99,8 @@ tess_status tess_sum_cuda_emit(const tess_task *t, const tess_device *dev, const
     memset(out, 0, sizeof *out);
     st = tess_strbuf_finish(&b, &out->code);
     if (st) return st;
+    /* The kernels use no runtime API types, textures or device launches. */
+    snprintf(out->options, sizeof out->options, "--minimal");
     out->nlaunches = 2;
     tess_launch *l = &out->launch[0];
     snprintf(l->entry, sizeof l->entry, "sum_partials");

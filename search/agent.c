@@ -1,6 +1,7 @@
 /* agent.c - the default strategy: a multi-armed bandit that gives each
- * batch's slots to techniques (bayes, model, genetic, anneal) by the new
- * bests each recently delivered, as OpenTuner's AUC bandit does. All
+ * batch's slots to techniques (bayes, model, genetic, anneal) by how often
+ * each recently proposed a config among the best tenth (a bandit in the
+ * manner of OpenTuner's). All
  * techniques share one experience pool and its cost model; the run starts
  * from the warm-start configs when there are any. */
 #include <math.h>
@@ -14,12 +15,16 @@
 #define WINDOW 24             /* recent outcomes a technique is judged on */
 #define EXPLORE 0.3           /* weight of the bandit's exploration term */
 #define MAX_PENDING 4096
+#define MAX_RANK 256          /* cap on the "best tenth" */
+/* Until this many observations every slot goes to the Gaussian process (the
+ * first arm), the most sample-efficient technique while data is scarce. */
+#define MODEL_START 48
 
 typedef struct arm {
     const tess_technique_ops *ops;
     double prior_wins, prior_uses;   /* belief before any outcome */
     void *state;
-    unsigned char outcome[WINDOW];   /* 1: produced a new best */
+    unsigned char outcome[WINDOW];   /* 1: the proposal ranked among the best tenth */
     int nout, next;
     int pending;              /* slots proposed and not yet observed */
 } arm;
@@ -35,6 +40,7 @@ typedef struct agent {
     pending *wait;
     int nwait;
     int total;                /* outcomes credited */
+    int rank[MAX_RANK];
 } agent;
 
 static void agent_destroy(void *state) {
@@ -90,6 +96,10 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     /* deal the remaining slots one by one to the best-scoring arm */
     int slots[NTECH] = {0};
     for (int s = k; s < max; s++) {
+        if (g->pool->n < MODEL_START) {
+            slots[0]++;
+            continue;
+        }
         int best = 0;
         double best_score = -1;
         for (int a = 0; a < NTECH; a++) {
@@ -99,7 +109,8 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
         slots[best]++;
         g->arms[best].pending++;
     }
-    for (int a = 0; a < NTECH; a++) g->arms[a].pending -= slots[a];
+    if (g->pool->n >= MODEL_START)
+        for (int a = 0; a < NTECH; a++) g->arms[a].pending -= slots[a];
     for (int a = 0; a < NTECH && k < max; a++) {
         if (!slots[a]) continue;
         int want = slots[a] < max - k ? slots[a] : max - k, got = 0;
@@ -127,9 +138,19 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     return TESS_OK;
 }
 
+/* Whether observation i ranks among the fastest tenth seen so far (a new
+ * best always does): a denser signal than new bests alone. */
+static bool among_best(agent *g, int i) {
+    tess_pool *pool = g->pool;
+    if (pool->status[i] != TESS_RESULT_OK) return false;
+    int k = pool->nok / 10 > 1 ? pool->nok / 10 : 1;
+    if (k > MAX_RANK) k = MAX_RANK;
+    int n = tess_pool_top(pool, k, g->rank);
+    return n > 0 && pool->time_ms[i] <= pool->time_ms[g->rank[n - 1]];
+}
+
 static tess_status agent_observe(void *state, const tess_config *c, tess_outcome status, double time_ms) {
     agent *g = state;
-    double before = tess_pool_best_time(g->pool);   /* INFINITY: the first success is a new best */
     int i = tess_pool_observe(g->pool, c, status, time_ms);
     if (i < 0) return tess_error(TESS_ERR_NOMEM, "agent: no memory for an observation");
     for (int a = 0; a < NTECH; a++)
@@ -139,7 +160,7 @@ static tess_status agent_observe(void *state, const tess_config *c, tess_outcome
         if (!tess_config_equal(&g->wait[w].c, c)) continue;
         arm *a = &g->arms[g->wait[w].arm];
         a->pending--;
-        a->outcome[a->next] = tess_pool_best_time(g->pool) < before;
+        a->outcome[a->next] = among_best(g, i);
         a->next = (a->next + 1) % WINDOW;
         if (a->nout < WINDOW) a->nout++;
         g->total++;

@@ -15,7 +15,12 @@
 #define TRAIN_BEST 64         /* of which the fastest */
 #define HYPER_MAX 48          /* points the hyperparameters are fitted to */
 #define HYPER_BEST 16
-#define NRANDOM 300           /* random candidates per batch */
+/* Random candidates per batch: more in spaces of few parameters, where they
+ * cover the space well, fewer in many dimensions, where EI over wide random
+ * samples explores too much. */
+#define NRANDOM_BUDGET 4000   /* divided by the number of parameters */
+#define NRANDOM_MIN 300
+#define NRANDOM_MAX 1000
 #define NTOP 6                /* observations whose neighbourhoods are candidates */
 #define NCLIMB 4              /* best candidates whose neighbours are tried too */
 #define MAX_CANDIDATES 4096
@@ -161,7 +166,9 @@ static tess_status bayes_propose(void *state, tess_pool *pool, tess_config *out,
     tess_status st = fit(b, pool);
     if (st) return st == TESS_ERR_NOTFOUND ? TESS_OK : st;
     double best = log(tess_pool_best_time(pool));
-    int nc = tess_pool_candidates(pool, NRANDOM, NTOP, b->cand, MAX_CANDIDATES);
+    int nrandom = NRANDOM_BUDGET / pool->nfeat;
+    nrandom = nrandom < NRANDOM_MIN ? NRANDOM_MIN : nrandom > NRANDOM_MAX ? NRANDOM_MAX : nrandom;
+    int nc = tess_pool_candidates(pool, nrandom, NTOP, b->cand, MAX_CANDIDATES);
     score(b, pool, 0, nc, best);
     int total = climb(b, pool, nc);
     score(b, pool, nc, total, best);

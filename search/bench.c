@@ -53,7 +53,7 @@ tess_status tess_bench_space_open(const char *path, tess_bench_space *out) {
 }
 
 void tess_bench_space_close(tess_bench_space *bs) {
-    if (bs->ev) bs->ev->ops->destroy(bs->ev);
+    if (bs->ev) tess_evaluator_destroy(bs->ev);
     bs->ev = NULL;
 }
 

@@ -523,13 +523,11 @@ static tess_status replay_evaluate(tess_evaluator *ev, const tess_config *config
     return TESS_OK;
 }
 
+/* Frees the replay state; tess_evaluator_destroy frees the space and ev. */
 static void replay_destroy(tess_evaluator *ev) {
-    if (!ev) return;
     replay *rp = ev->impl;
     if (rp) free(rp->points);
     free(rp);
-    tess_space_destroy(ev->space);
-    free(ev);
 }
 
 static const tess_evaluator_ops replay_ops = {replay_evaluate, replay_destroy};

@@ -20,7 +20,7 @@
 #include "core/evaluator.h"
 
 /* Loads a recording; the evaluator (and its space) is freed by
- * ev->ops->destroy(ev). Its device backend is "replay". */
+ * tess_evaluator_destroy(ev). Its device backend is "replay". */
 tess_status tess_replay_open(const char *path, tess_evaluator **out);
 
 /* The recorded points, in lexicographic order of their configs. */

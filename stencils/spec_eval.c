@@ -3,8 +3,10 @@
  * so intermediates are computed once per point, as in generated code. */
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "core/error.h"
 #include "spec_eval.h"
 
@@ -105,17 +107,24 @@ static tess_status check_dtype(const tess_spec *s, tess_dtype real) {
     return TESS_OK;
 }
 
-/* One update of every output into out[], from the fields in g. With
- * scale, computes the magnitude bound instead of storing values. */
-static void sweep(const grid_state *g, double *const *out, double *scale) {
+/* One thread's share of a sweep: planes [lo, hi) of the outermost axis. */
+typedef struct sweep_part {
+    const grid_state *g;
+    double *const *out;
+    bool magnitudes;     /* compute the magnitude bound instead of values */
+    int64_t lo, hi;
+    double smax;
+} sweep_part;
+
+static void *sweep_planes(void *arg) {
+    sweep_part *w = arg;
+    const grid_state *g = w->g;
     const tess_spec *s = g->s;
     int64_t nplane = 1;
     for (int a = 1; a < s->rank; a++) nplane *= g->n[a];
-    double smax = 0;
-#pragma omp parallel for schedule(static) reduction(max : smax)
-    for (int64_t outer = 0; outer < g->n[0]; outer++) {
-        double vals[TESS_SPEC_MAX_INSTANCES], mags[TESS_SPEC_MAX_INSTANCES];
-        int64_t p[TESS_SPEC_MAX_RANK];
+    double vals[TESS_SPEC_MAX_INSTANCES], mags[TESS_SPEC_MAX_INSTANCES];
+    int64_t p[TESS_SPEC_MAX_RANK];
+    for (int64_t outer = w->lo; outer < w->hi; outer++)
         for (int64_t r = 0; r < nplane; r++) {
             int64_t rest = r, idx = outer * nplane + r;
             p[0] = outer;
@@ -128,21 +137,46 @@ static void sweep(const grid_state *g, double *const *out, double *scale) {
                     if (s->field[f].role != TESS_FIELD_OUT) continue;
                     int src = s->field[f].advances;
                     double v = src >= 0 ? g->field[src][idx] : 0;
-                    if (scale) smax = fmax(smax, fabs(v));
-                    else out[f][idx] = v;
+                    if (w->magnitudes) w->smax = fmax(w->smax, fabs(v));
+                    else w->out[f][idx] = v;
                 }
                 continue;
             }
             for (int i = 0; i < s->ninst; i++)
-                vals[i] = eval(g, s->inst[i].expr, p, vals, scale ? mags : NULL, &mags[i]);
+                vals[i] = eval(g, s->inst[i].expr, p, vals, w->magnitudes ? mags : NULL, &mags[i]);
             for (int f = 0; f < s->nfields; f++) {
                 if (s->out_inst[f] < 0) continue;
-                if (scale) smax = fmax(smax, mags[s->out_inst[f]]);
-                else out[f][idx] = vals[s->out_inst[f]];
+                if (w->magnitudes) w->smax = fmax(w->smax, mags[s->out_inst[f]]);
+                else w->out[f][idx] = vals[s->out_inst[f]];
             }
         }
+    return NULL;
+}
+
+/* One update of every output into out[], from the fields in g; with
+ * scale, the magnitude bound instead. Threads are plain pthreads, joined
+ * before returning: the evaluator forks after computing references, and an
+ * OpenMP thread pool left in the parent would hang OpenMP in the child. */
+static void sweep(const grid_state *g, double *const *out, double *scale) {
+    enum { MAX_THREADS = 32 };
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t n = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores;
+    if (n > g->n[0]) n = g->n[0];
+    sweep_part part[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    for (int64_t i = 0; i < n; i++) {
+        part[i] = (sweep_part){g, out, scale != NULL, g->n[0] * i / n, g->n[0] * (i + 1) / n, 0};
+        if (i > 0) started[i] = pthread_create(&tid[i], NULL, sweep_planes, &part[i]) == 0;
     }
-    if (scale) *scale = smax;
+    sweep_planes(&part[0]);
+    for (int64_t i = 1; i < n; i++) {
+        if (started[i]) pthread_join(tid[i], NULL);
+        else sweep_planes(&part[i]);   /* no thread: do its share here */
+    }
+    if (!scale) return;
+    *scale = 0;
+    for (int64_t i = 0; i < n; i++) *scale = fmax(*scale, part[i].smax);
 }
 
 /* Copies the inputs of buffers into double arrays (owned[] frees them). */

@@ -1,6 +1,7 @@
 /* spec_parse.c - the parser of the .stencil format (grammar in
  * stencils/README.md). It builds the spec through the C API, attaching
  * source positions, and finishes it; every error reads "file:line:col: ...". */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,7 @@ static tess_status take_ident(parser *ps, const char *what, char name[TESS_SPEC_
 
 static tess_status take_int(parser *ps, const char *what, int lo, int hi, int *out) {
     spec_token t = ps->tok;
-    if (t.kind != TOK_NUMBER || t.num != (double)(long)t.num) return expected(ps, what);
+    if (t.kind != TOK_NUMBER || t.num != floor(t.num)) return expected(ps, what);
     if (t.num < lo || t.num > hi) return perr(ps, &t, "%s must be between %d and %d", what, lo, hi);
     *out = (int)t.num;
     return advance(ps);
@@ -155,7 +156,11 @@ static tess_status parse_call(parser *ps, const spec_token *name, tess_expr **ou
         return st;
     }
     st = built(ps, name, at(tess_expr_call(fn, n, args), name), out);
-    return st ? st : advance(ps);   /* ')' */
+    if (!st && (st = advance(ps))) {   /* past ')' */
+        tess_expr_free(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 static tess_status parse_primary(parser *ps, tess_expr **out) {

@@ -13,11 +13,13 @@
 #include "core/records.h"
 #include "core/runner.h"
 #include "core/tune.h"
+#include "dispatch.h"
 #include "session.h"
 #include "warmstart.h"
 
 struct tess_context {
     tess_records *db;
+    tess_kernel_cache *kernels;     /* dispatched kernels */
 };
 
 tess_status tess_open(tess_context **out, const char *db_path) {
@@ -35,8 +37,9 @@ tess_status tess_open(tess_context **out, const char *db_path) {
         db_path = default_path;
     }
     st = tess_records_open(db_path, &ctx->db);
+    if (!st && !(ctx->kernels = tess_kernel_cache_create())) st = tess_error(TESS_ERR_NOMEM, "context");
     if (st) {
-        free(ctx);
+        tess_close(ctx);
         return st;
     }
     *out = ctx;
@@ -45,6 +48,7 @@ tess_status tess_open(tess_context **out, const char *db_path) {
 
 void tess_close(tess_context *ctx) {
     if (!ctx) return;
+    tess_kernel_cache_destroy(ctx->kernels);
     tess_records_close(ctx->db);
     free(ctx);
 }
@@ -251,4 +255,48 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     tess_warm_start_free(&warm);
     tess_evaluator_destroy(ev);
     return st;
+}
+
+tess_dispatch_options tess_dispatch_options_default(void) {
+    return (tess_dispatch_options){.online_budget = 0, .online_seconds = 0, .verify = 1};
+}
+
+tess_status tess_kernel_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                            const char *dtype, const char *backend, tess_kernel **out) {
+    tess_session s;
+    tess_status st = tess_session_resolve(op, shape, ndim, dtype, backend, &s);
+    return st ? st : tess_kernel_create(ctx->db, &s, false, out);
+}
+
+tess_status tess_dispatch(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                          const char *dtype, const char *backend, const tess_dispatch_options *opt,
+                          tess_kernel **out) {
+    tess_kernel *k = tess_kernel_cache_find(ctx->kernels, op, shape, ndim, dtype, backend);
+    if (k) {
+        *out = k;
+        return TESS_OK;
+    }
+    tess_dispatch_options o = opt ? *opt : tess_dispatch_options_default();
+    tess_session s;
+    tess_status st = tess_session_resolve(op, shape, ndim, dtype, backend, &s);
+    if (st) return st;
+    if (o.online_budget > 0 || o.online_seconds > 0) {
+        tess_record_row best;
+        st = tess_records_best(ctx->db, s.task_key, s.device_key, &best);
+        if (st == TESS_ERR_NOTFOUND) {
+            tess_tune_options t = tess_tune_options_default();
+            t.budget = o.online_budget;
+            t.seconds = o.online_seconds;
+            st = tess_tune(ctx, op, shape, ndim, dtype, s.be->name, &t, NULL);
+        }
+        if (st) return st;
+    }
+    st = tess_kernel_create(ctx->db, &s, o.verify != 0, &k);
+    if (!st) st = tess_kernel_cache_add(ctx->kernels, op, shape, ndim, dtype, backend, k);
+    if (st) {
+        tess_kernel_destroy(k);
+        return st;
+    }
+    *out = k;
+    return TESS_OK;
 }

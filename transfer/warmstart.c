@@ -130,7 +130,8 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
         return st;
     }
     qsort(g.c, (size_t)g.n, sizeof *g.c, by_similarity);
-    int nsrc = g.n < max_sources ? g.n : max_sources;
+    int nsrc = 0;   /* tasks of other families are no guide: they fall under the threshold */
+    while (nsrc < g.n && nsrc < max_sources && g.c[nsrc].similarity >= TESS_WARM_MIN_SIMILARITY) nsrc++;
     top_results *tops = calloc((size_t)(nsrc ? nsrc : 1), sizeof *tops);
     out->configs = malloc((size_t)(nsrc * per_source + 1) * sizeof *out->configs);
     tess_config_set *seen = tess_config_set_create();

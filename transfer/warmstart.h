@@ -12,6 +12,8 @@
 #include "features.h"
 
 #define TESS_WARM_MAX_SOURCES 8
+/* Sources less similar than this are ignored. */
+#define TESS_WARM_MIN_SIMILARITY 0.05
 
 typedef struct tess_warm_source {
     char task_key[TESS_KEY_MAX];

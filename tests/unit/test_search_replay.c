@@ -69,7 +69,7 @@ static void test_export_lines(void) {
     CHECK(results_seen == 1 && last_status == TESS_RESULT_COMPILE_ERROR && isinf(last_time));
     /* tile_y=4,order=xyz was never recorded: not a legal point */
     CHECK(tess_config_parse(s, "tile_y=4,order=xyz", &c) != TESS_OK);
-    ev->ops->destroy(ev);
+    tess_evaluator_destroy(ev);
 
     path = write_temp("{\"task\": \"x\", \"config\": {\"a\": 1}, \"status\": \"exploded\"}\n");
     CHECK(tess_replay_open(path, &ev) == TESS_ERR_FORMAT);
@@ -194,7 +194,7 @@ static void test_rule_breaker(void) {
     CHECK(tess_bench_run(&tess_search_exhaustive, ev, 1, 4, 2, best, NULL) == TESS_OK);
     CHECK_NEAR(best[0], 1, 0);
     CHECK_NEAR(best[3], 1, 0);   /* exhausted after two: the trace repeats the last */
-    ev->ops->destroy(ev);
+    tess_evaluator_destroy(ev);
 }
 
 int main(void) {

@@ -1,0 +1,180 @@
+/*
+ * dispatch.c - kernels inside the caller's process: the config to run for a
+ * task (exact record, transfer prediction, or the template's default),
+ * compiled once and cached per context, verified on first use.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/problem.h"
+#include "core/runner.h"
+#include "dispatch.h"
+#include "warmstart.h"
+
+struct tess_kernel {
+    tess_session s;
+    tess_space *space;
+    tess_kernel_source src;
+    void *ctx;
+    void *module;
+    int nbuf;
+    char config[1024];
+    char origin[16];
+    char note[600];
+};
+
+/* Compiles and loads config c of the session's task in this process. */
+static tess_status kernel_build(const tess_session *s, const tess_config *c, const char *origin,
+                                tess_kernel **out) {
+    tess_kernel *k = calloc(1, sizeof *k);
+    if (!k) return tess_error(TESS_ERR_NOMEM, "kernel");
+    k->s = *s;
+    snprintf(k->origin, sizeof k->origin, "%s", origin);
+    tess_buffer_spec specs[TESS_MAX_BUFFERS];
+    tess_status st = s->op->space(&k->s.task, &k->s.device, &k->space);
+    if (!st) st = tess_config_format(k->space, c, k->config, sizeof k->config);
+    if (!st) st = s->op->buffers(&k->s.task, specs, &k->nbuf);
+    if (!st) st = s->op->emit(&k->s.task, &k->s.device, k->space, c, &k->src);
+    tess_blob bin = {0};
+    if (!st) {
+        char *log = NULL;
+        st = s->be->compile(&k->s.device, &k->src, &bin, &log);
+        if (st) tess_error(st, "compiling %s (%s): %.400s", s->op->name, k->config, log ? log : tess_errmsg());
+        free(log);
+    }
+    tess_kernel_metrics m;
+    if (!st) {
+        tess_note_in_process_kernels();
+        st = s->be->open(&k->s.device, &k->ctx);
+    }
+    if (!st) st = s->be->load(k->ctx, &bin, &k->src, &k->module, &m);
+    tess_blob_free(&bin);
+    if (st) {
+        tess_kernel_destroy(k);
+        return st;
+    }
+    *out = k;
+    return TESS_OK;
+}
+
+/* The config to run: the exact record, else the most similar tuned task's
+ * best mapped into this space, else the default. */
+static tess_status choose_config(tess_records *db, const tess_session *s, tess_config *c,
+                                 const char **origin, char *note, size_t note_len) {
+    tess_space *space;
+    tess_status st = s->op->space(&s->task, &s->device, &space);
+    if (st) return st;
+    tess_record_row best;
+    st = tess_records_best(db, s->task_key, s->device_key, &best);
+    if (st == TESS_OK && tess_config_parse(space, best.config, c) == TESS_OK) {
+        *origin = "exact";
+        snprintf(note, note_len, "tuned: %.4g ms", best.time_ms);
+    } else if (st == TESS_OK || st == TESS_ERR_NOTFOUND) {
+        tess_task_profile target;
+        tess_task_profile_init(&target, &s->task, s->op, &s->device, s->device_key);
+        tess_warm_start warm;
+        st = tess_warm_start_build(db, &target, space, 1, 1, &warm);
+        if (!st && warm.n > 0) {
+            *c = warm.configs[0];
+            *origin = "transfer";
+            snprintf(note, note_len, "predicted from %.200s on %.200s (similarity %.2f)", warm.sources[0].task_key,
+                     warm.sources[0].device_key, warm.sources[0].similarity);
+        } else if (!st) {
+            tess_space_default(space, c);
+            *origin = "default";
+            snprintf(note, note_len, "no tuned task to learn from");
+        }
+        tess_warm_start_free(&warm);
+    }
+    tess_space_destroy(space);
+    return st;
+}
+
+/* Runs k once on random inputs and compares with the reference. */
+static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
+    tess_problem *p;
+    tess_status st = tess_problem_create(k->s.op, &k->s.task, 20260101, &p);
+    if (st) return st;
+    void *dev[TESS_MAX_BUFFERS] = {0};
+    void *check = NULL;
+    const tess_backend_ops *be = k->s.be;
+    for (int b = 0; b < p->nbuf && !st; b++) {
+        st = be->alloc(k->ctx, tess_buffer_bytes(&p->spec[b]) + 1, &dev[b]);
+        if (!st && p->spec[b].role == TESS_BUF_IN)
+            st = be->upload(k->ctx, dev[b], p->host[b], tess_buffer_bytes(&p->spec[b]));
+    }
+    bool ok = true;
+    if (!st) st = be->run(k->ctx, k->module, dev, p->nbuf);
+    for (int b = 0; b < p->nbuf && !st && ok; b++) {
+        if (p->spec[b].role != TESS_BUF_OUT) continue;
+        free(check);
+        check = malloc(tess_buffer_bytes(&p->spec[b]) + 1);
+        if (!check) {
+            st = tess_error(TESS_ERR_NOMEM, "verification");
+            break;
+        }
+        st = be->download(k->ctx, check, dev[b], tess_buffer_bytes(&p->spec[b]));
+        tess_result r;
+        tess_result_init(&r, NULL);
+        if (!st && !tess_problem_verify(p, b, check, &r)) {
+            ok = false;
+            snprintf(why, len, "%s", r.message);
+        }
+    }
+    for (int b = 0; b < p->nbuf; b++)
+        if (dev[b]) be->release(k->ctx, dev[b]);
+    free(check);
+    tess_problem_destroy(p);
+    if (!st && !ok) return TESS_ERR_VERIFY;
+    return st;
+}
+
+tess_status tess_kernel_create(tess_records *db, const tess_session *s, bool verify, tess_kernel **out) {
+    tess_config c;
+    const char *origin;
+    char note[512];
+    tess_status st = choose_config(db, s, &c, &origin, note, sizeof note);
+    if (!st) st = kernel_build(s, &c, origin, out);
+    if (st) return st;
+    snprintf((*out)->note, sizeof (*out)->note, "%s", note);
+    if (!verify) return TESS_OK;
+    char why[512] = "";
+    st = verify_kernel(*out, why, sizeof why);
+    if (st == TESS_OK) return TESS_OK;
+    tess_kernel_destroy(*out);
+    *out = NULL;
+    if (st != TESS_ERR_VERIFY) return st;
+    /* The chosen config computes wrong values here: run the default instead. */
+    tess_space *space;
+    st = s->op->space(&s->task, &s->device, &space);
+    if (st) return st;
+    tess_space_default(space, &c);
+    tess_space_destroy(space);
+    st = kernel_build(s, &c, "fallback", out);
+    if (!st)
+        snprintf((*out)->note, sizeof (*out)->note, "the %s config failed verification: %.500s", origin, why);
+    return st;
+}
+
+const char *tess_kernel_config(const tess_kernel *k) { return k->config; }
+const char *tess_kernel_origin(const tess_kernel *k) { return k->origin; }
+const char *tess_kernel_note(const tess_kernel *k) { return k->note; }
+
+tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays) {
+    if (narrays != k->nbuf)
+        return tess_error(TESS_ERR_ARG, "%s takes %d arrays, %d given", k->s.op->name, k->nbuf, narrays);
+    for (int i = 0; i < narrays; i++)
+        if (!arrays[i]) return tess_error(TESS_ERR_ARG, "%s: array %d is NULL", k->s.op->name, i);
+    return k->s.be->run(k->ctx, k->module, arrays, narrays);
+}
+
+void tess_kernel_destroy(tess_kernel *k) {
+    if (!k) return;
+    if (k->module) k->s.be->unload(k->ctx, k->module);
+    if (k->ctx) k->s.be->close(k->ctx);
+    tess_kernel_source_free(&k->src);
+    tess_space_destroy(k->space);
+    free(k);
+}
