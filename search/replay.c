@@ -13,7 +13,8 @@
 /* Field names of tessera's JSON-lines record export. */
 #define EXPORT_TASK "task"
 #define EXPORT_DEVICE "device"
-#define EXPORT_CONFIG "config"
+#define EXPORT_CONFIG "params"      /* the config as an object: name -> value */
+#define EXPORT_DEVICE_KEY "key"
 #define EXPORT_STATUS "status"
 #define EXPORT_TIME "time_ms"
 
@@ -358,7 +359,9 @@ static tess_status load_t4(recording *r, json_t *root) {
  * than the first line's are skipped: one recording is one space. */
 static tess_status load_export_line(recording *r, json_t *line, size_t lineno) {
     const char *task = json_string_value(json_object_get(line, EXPORT_TASK));
-    const char *device = json_string_value(json_object_get(line, EXPORT_DEVICE));
+    json_t *dev = json_object_get(line, EXPORT_DEVICE);
+    const char *device = json_is_object(dev) ? json_string_value(json_object_get(dev, EXPORT_DEVICE_KEY))
+                                             : json_string_value(dev);
     json_t *config = json_object_get(line, EXPORT_CONFIG);
     if (!json_is_object(config))
         return tess_error(TESS_ERR_FORMAT, "%s:%zu: no \"%s\" object", r->path, lineno, EXPORT_CONFIG);

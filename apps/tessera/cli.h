@@ -38,6 +38,7 @@ int cli_task_shape(const char *cmd, cli_task *t);
 void cli_print_config_json(const char *config);
 
 int cmd_tune(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "core/error.h"
 #include "core/records.h"
 #include "core/strategy.h"
 #include "core/types.h"
@@ -101,7 +102,15 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
         printf("  default       %.4g ms: tuned is %.2fx faster\n", r->default_ms, r->default_ms / r->best_ms);
 }
 
-int cmd_tune(int argc, char **argv) {
+/* Options of tune and record. */
+typedef struct tune_args {
+    cli_task t;
+    tess_tune_options opt;
+    bool json;
+    const char *output;      /* record: the JSON-lines file written */
+} tune_args;
+
+static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void (*usage)(void)) {
     static const struct option options[] = {
         {"shape", required_argument, 0, 's'},   {"dtype", required_argument, 0, 't'},
         {"backend", required_argument, 0, 'b'}, {"strategy", required_argument, 0, 'S'},
@@ -109,55 +118,62 @@ int cmd_tune(int argc, char **argv) {
         {"window", required_argument, 0, 'w'},  {"batch", required_argument, 0, 'B'},
         {"seed", required_argument, 0, 'k'},    {"db", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
-        {"transfer", required_argument, 0, 'x'},
+        {"transfer", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
         {0, 0, 0, 0}};
-    cli_task t = {0};
-    tess_tune_options opt = tess_tune_options_default();
-    opt.budget = 0;
-    bool json = false;
     long v;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
         switch (c) {
-        case 's': t.shape_text = optarg; break;
-        case 't': t.dtype = optarg; break;
-        case 'b': t.backend = optarg; break;
-        case 'S': opt.strategy = optarg; break;
-        case 'd': t.db = optarg; break;
-        case 'j': json = true; break;
-        case 'x': opt.transfer = optarg; break;
+        case 's': a->t.shape_text = optarg; break;
+        case 't': a->t.dtype = optarg; break;
+        case 'b': a->t.backend = optarg; break;
+        case 'S': a->opt.strategy = optarg; break;
+        case 'd': a->t.db = optarg; break;
+        case 'j': a->json = true; break;
+        case 'x': a->opt.transfer = optarg; break;
+        case 'o': a->output = optarg; break;
         case 'n':
-            if (!cli_parse_int("tune", "--budget", optarg, 1, 100000000, &v)) return EXIT_USAGE;
-            opt.budget = (int)v;
+            if (!cli_parse_int(cmd, "--budget", optarg, 1, 100000000, &v)) return EXIT_USAGE;
+            a->opt.budget = (int)v;
             break;
         case 'w':
-            if (!cli_parse_int("tune", "--window", optarg, 1, 100000000, &v)) return EXIT_USAGE;
-            opt.window = (int)v;
+            if (!cli_parse_int(cmd, "--window", optarg, 1, 100000000, &v)) return EXIT_USAGE;
+            a->opt.window = (int)v;
             break;
         case 'B':
-            if (!cli_parse_int("tune", "--batch", optarg, 1, 4096, &v)) return EXIT_USAGE;
-            opt.batch = (int)v;
+            if (!cli_parse_int(cmd, "--batch", optarg, 1, 4096, &v)) return EXIT_USAGE;
+            a->opt.batch = (int)v;
             break;
         case 'k':
-            if (!cli_parse_int("tune", "--seed", optarg, 0, 2147483647, &v)) return EXIT_USAGE;
-            opt.seed = (uint64_t)v;
+            if (!cli_parse_int(cmd, "--seed", optarg, 0, 2147483647, &v)) return EXIT_USAGE;
+            a->opt.seed = (uint64_t)v;
             break;
         case 'T':
-            if (!cli_parse_double("tune", "--seconds", optarg, 0.001, &opt.seconds)) return EXIT_USAGE;
+            if (!cli_parse_double(cmd, "--seconds", optarg, 0.001, &a->opt.seconds)) return EXIT_USAGE;
             break;
-        case 'h': help(); return EXIT_OK;
-        case ':': return cli_usage_error("tune", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage_error("tune", "unknown option '%s'", argv[optind - 1]);
+        case 'h': usage(); return -1;
+        case ':': return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind != argc - 1)
-        return cli_usage_error("tune", optind == argc ? "missing operator" : "expected one operator");
-    t.op = argv[optind];
+        return cli_usage_error(cmd, optind == argc ? "missing operator" : "expected one operator");
+    a->t.op = argv[optind];
+    return cli_task_shape(cmd, &a->t);
+}
+
+int cmd_tune(int argc, char **argv) {
+    tune_args a = {.opt = tess_tune_options_default()};
+    a.opt.budget = 0;
+    int rc = parse_args("tune", argc, argv, &a, help);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (a.output) return cli_usage_error("tune", "--output belongs to tessera record");
+    cli_task t = a.t;
+    tess_tune_options opt = a.opt;
+    bool json = a.json;
     if (opt.budget == 0 && opt.seconds == 0 && opt.window == 0) opt.budget = 30;
-    int rc = cli_task_shape("tune", &t);
-    if (rc) return rc;
     if (!json && isatty(2)) opt.progress = progress;
     tess_context *ctx;
     tess_status st = tess_open(&ctx, t.db);
@@ -178,4 +194,43 @@ int cmd_tune(int argc, char **argv) {
         print_table(&t, strategy, &report, db_path);
     tess_close(ctx);
     return isfinite(report.best_ms) ? EXIT_OK : EXIT_FAIL;
+}
+
+static void record_help(void) {
+    printf("usage: tessera record OP --output FILE.jsonl [--shape S] [--dtype T] [--backend B]\n"
+           "                         [--budget N] [--seed K] [--db PATH]\n\n"
+           "Measures a whole space (or, when it has more than N legal configs, a uniform random\n"
+           "sample of N, default 2000) on this machine's hardware, records every result, and\n"
+           "exports the task's records as JSON lines, which `tessera bench search` replays.\n");
+}
+
+int cmd_record(int argc, char **argv) {
+    tune_args a = {.opt = tess_tune_options_default()};
+    a.opt.budget = 2000;
+    a.opt.strategy = "random";
+    a.opt.transfer = "off";
+    int rc = parse_args("record", argc, argv, &a, record_help);
+    if (rc) return rc < 0 ? EXIT_OK : rc;
+    if (!a.output) return cli_usage_error("record", "missing --output FILE.jsonl");
+    if (!a.json && isatty(2)) a.opt.progress = progress;
+    tess_context *ctx;
+    tess_status st = tess_open(&ctx, a.t.db);
+    if (st) return cli_fail_status(st);
+    tess_tune_report report;
+    st = tess_tune(ctx, a.t.op, a.t.shape, a.t.ndim, a.t.dtype, a.t.backend, &a.opt, &report);
+    if (a.opt.progress) fprintf(stderr, "\n");
+    FILE *out = NULL;
+    int count = 0;
+    if (!st && !(out = fopen(a.output, "w"))) st = tess_error(TESS_ERR_IO, "cannot write %s", a.output);
+    if (!st) {
+        char task_key[256];
+        snprintf(task_key, sizeof task_key, "%s:%s:%s", a.t.op, a.t.dtype ? a.t.dtype : "f32", a.t.shape_text);
+        st = tess_records_export_jsonl(tess_context_records(ctx), out, task_key, report.device, &count);
+        if (fclose(out) != 0 && !st) st = tess_error(TESS_ERR_IO, "cannot write %s", a.output);
+    }
+    tess_close(ctx);
+    if (st) return cli_fail_status(st);
+    printf("recorded %d evaluations of %s %s on %s (%s); %d results exported to %s\n", report.evaluations,
+           a.t.op, a.t.shape_text, report.device, report.stop_reason, count, a.output);
+    return EXIT_OK;
 }

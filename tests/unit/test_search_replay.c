@@ -39,12 +39,12 @@ static char *write_temp(const char *text) {
  * another task's lines skipped, a config measured twice keeps its fastest. */
 static void test_export_lines(void) {
     const char *text =
-        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 4, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 2.5}\n"
-        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 8, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 1.5}\n"
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": {\"key\": \"cpu:x\"}, \"params\": {\"tile_y\": 4, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 2.5}\n"
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": {\"key\": \"cpu:x\"}, \"params\": {\"tile_y\": 8, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 1.5}\n"
         "\n"
-        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 8, \"order\": \"xyz\"}, \"status\": \"compile_error\", \"time_ms\": null}\n"
-        "{\"task\": \"sum:f32:1000\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 2, \"order\": \"xyz\"}, \"status\": \"ok\", \"time_ms\": 0.1}\n"
-        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": \"cpu:x\", \"config\": {\"tile_y\": 4, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 2.0}\n";
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": {\"key\": \"cpu:x\"}, \"params\": {\"tile_y\": 8, \"order\": \"xyz\"}, \"status\": \"compile_error\", \"time_ms\": null}\n"
+        "{\"task\": \"sum:f32:1000\", \"device\": {\"key\": \"cpu:x\"}, \"params\": {\"tile_y\": 2, \"order\": \"xyz\"}, \"status\": \"ok\", \"time_ms\": 0.1}\n"
+        "{\"task\": \"heat3d:f32:64x64x64\", \"device\": {\"key\": \"cpu:x\"}, \"params\": {\"tile_y\": 4, \"order\": \"zyx\"}, \"status\": \"ok\", \"time_ms\": 2.0}\n";
     char *path = write_temp(text);
     CHECK(path != NULL);
     if (!path) return;
@@ -71,7 +71,7 @@ static void test_export_lines(void) {
     CHECK(tess_config_parse(s, "tile_y=4,order=xyz", &c) != TESS_OK);
     tess_evaluator_destroy(ev);
 
-    path = write_temp("{\"task\": \"x\", \"config\": {\"a\": 1}, \"status\": \"exploded\"}\n");
+    path = write_temp("{\"task\": \"x\", \"params\": {\"a\": 1}, \"status\": \"exploded\"}\n");
     CHECK(tess_replay_open(path, &ev) == TESS_ERR_FORMAT);
     CHECK(strstr(tess_errmsg(), "exploded") != NULL);
     unlink(path);
@@ -179,8 +179,8 @@ static tess_status twice_observe(void *state, const tess_config *c, tess_outcome
 static void twice_destroy(void *state) { (void)state; }
 
 static void test_rule_breaker(void) {
-    const char *text = "{\"config\": {\"a\": 1}, \"status\": \"ok\", \"time_ms\": 1}\n"
-                       "{\"config\": {\"a\": 2}, \"status\": \"ok\", \"time_ms\": 2}\n";
+    const char *text = "{\"params\": {\"a\": 1}, \"status\": \"ok\", \"time_ms\": 1}\n"
+                       "{\"params\": {\"a\": 2}, \"status\": \"ok\", \"time_ms\": 2}\n";
     char *path = write_temp(text);
     tess_evaluator *ev = NULL;
     CHECK_OK(tess_replay_open(path, &ev));
