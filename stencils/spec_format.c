@@ -43,12 +43,16 @@ static void print_node(tess_strbuf *b, const tess_expr *e, const tess_expr_print
     case TESS_EXPR_NEG:
     case TESS_EXPR_NOT:
         tess_strbuf_puts(b, e->kind == TESS_EXPR_NEG ? "-" : "!");
-        print_at(b, e->arg[0], LV_PRIMARY, p);   /* -(-a), never --a */
+        /* "- -a", never "--a"; no parentheses, which would nest deeper than the text did */
+        if (e->kind == TESS_EXPR_NEG && (e->arg[0]->kind == TESS_EXPR_NEG || (e->arg[0]->kind == TESS_EXPR_NUM && e->arg[0]->num < 0)))
+            tess_strbuf_puts(b, " ");
+        print_at(b, e->arg[0], LV_UNARY, p);
         break;
     case TESS_EXPR_BIN: {
         int lv = level(e);
-        /* Left-associative; comparisons never chain without parentheses. */
-        print_at(b, e->arg[0], lv == LV_CMP ? LV_ADD : lv, p);
+        /* Left-associative. Comparisons share one level in the format, but
+         * not in C, where they chain only inside parentheses. */
+        print_at(b, e->arg[0], lv == LV_CMP && p->c_syntax ? LV_ADD : lv, p);
         tess_strbuf_printf(b, " %s ", tess_binop_text((tess_binop)e->op));
         print_at(b, e->arg[1], lv + 1, p);
         break;

@@ -16,8 +16,8 @@ typedef struct tess_expr_printer {
     void *user;
 } tess_expr_printer;
 
-/* Prints e with the parentheses its tree needs (and no more, but nested
- * comparisons and negations are always parenthesised). */
+/* Prints e with the parentheses its tree needs and no more (in C, also
+ * around comparisons nested in comparisons). */
 void tess_expr_print(tess_strbuf *b, const tess_expr *e, const tess_expr_printer *p);
 
 #endif

@@ -7,16 +7,55 @@
 #include "cli.h"
 #include "core/error.h"
 #include "core/records.h"
+#include "transfer/library.h"
 #include "transfer/session.h"
 
 static void help(void) {
     printf("usage: tessera db export [-o FILE] [--task KEY] [--device KEY] [--db PATH]\n"
+           "       tessera db export --device KEY -o LIBRARY.json [--db PATH]\n"
            "       tessera db import FILE [--db PATH]\n"
            "       tessera db list [--db PATH]\n\n"
            "export  writes the records as JSON lines (one result per line, with its task,\n"
-           "        device descriptor and config) to FILE or standard output\n"
-           "import  merges a JSON-lines file; results already present are skipped\n"
+           "        device descriptor and config) to FILE or standard output; to a .json file\n"
+           "        it writes a kernel library instead: the best config of every task tuned on\n"
+           "        the device (KEY, or any unique part of it), its descriptor and the version\n"
+           "import  merges a JSON-lines file or a kernel library; results already present are\n"
+           "        skipped. A library's entries belong to its device: on the same hardware they\n"
+           "        are exact hits, elsewhere priors for warm starts\n"
            "list    one line per task and device: evaluations, best time and config\n");
+}
+
+/* Device keys in the records that contain `text` (an exact key wins). */
+typedef struct device_match {
+    const char *text;
+    char key[TESS_KEY_MAX];
+    int matches;
+    bool exact;
+} device_match;
+
+static int match_device(const tess_task_summary *s, void *user) {
+    device_match *m = user;
+    if (m->exact || !strstr(s->device_key, m->text) || strcmp(s->device_key, m->key) == 0) return 0;
+    m->exact = strcmp(s->device_key, m->text) == 0;
+    if (m->exact) m->matches = 0;
+    snprintf(m->key, sizeof m->key, "%s", s->device_key);
+    m->matches++;
+    return 0;
+}
+
+static tess_status resolve_device(tess_records *r, const char *text, char *key, size_t len) {
+    device_match m = {.text = text};
+    tess_status st = tess_records_list(r, match_device, &m);
+    if (st) return st;
+    if (m.matches == 0) return tess_error(TESS_ERR_NOTFOUND, "no device in the records matches '%s'", text);
+    if (m.matches > 1) return tess_error(TESS_ERR_ARG, "'%s' matches several devices; give more of the key", text);
+    snprintf(key, len, "%s", m.key);
+    return TESS_OK;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
 static int print_summary(const tess_task_summary *s, void *user) {
@@ -72,9 +111,25 @@ int cmd_db(int argc, char **argv) {
         if (!in) {
             st = tess_error(TESS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
         } else {
-            st = tess_records_import_jsonl(r, in, path, &count);
+            char head[4096] = "";
+            size_t got = fread(head, 1, sizeof head - 1, in);
+            head[got] = '\0';
+            rewind(in);
+            st = tess_library_detect(head) ? tess_library_import(r, in, path, &count)
+                                           : tess_records_import_jsonl(r, in, path, &count);
             fclose(in);
             if (!st) fprintf(stderr, "imported %d results from %s\n", count, path);
+        }
+    } else if (output && ends_with(output, ".json")) {
+        char key[TESS_KEY_MAX];
+        st = device ? resolve_device(r, device, key, sizeof key)
+                    : tess_error(TESS_ERR_ARG, "a kernel library is per device: add --device KEY");
+        FILE *out = st ? NULL : fopen(output, "w");
+        if (!st && !out) st = tess_error(TESS_ERR_IO, "cannot write %s: %s", output, strerror(errno));
+        if (out) {
+            st = tess_library_export(r, key, out, &count);
+            if (fclose(out) != 0 && !st) st = tess_error(TESS_ERR_IO, "cannot write %s", output);
+            if (!st) fprintf(stderr, "exported a library of %d kernels for %s to %s\n", count, key, output);
         }
     } else {
         FILE *out = output ? fopen(output, "w") : stdout;

@@ -45,6 +45,13 @@ check "importing twice adds nothing" grep -q "imported 0 results" "$scratch/agai
 "$tessera" db list --db "$scratch/copy.db" >"$scratch/list.txt"
 check "list shows the task" grep -q "heat3d:f32:24x20x36" "$scratch/list.txt"
 
+# A kernel library: the best config per task of one device, merged elsewhere.
+"$tessera" db export --device cpu: -o "$scratch/lib.json" 2>/dev/null
+check "library export names its format and device" grep -q '"tessera_library"' "$scratch/lib.json"
+"$tessera" db import "$scratch/lib.json" --db "$scratch/lib.db" 2>/dev/null
+"$tessera" db list --db "$scratch/lib.db" >"$scratch/liblist.txt"
+check "an imported library holds the tuned task" grep -q "heat3d:f32:24x20x36" "$scratch/liblist.txt"
+
 # SIGKILL mid-run: everything committed before the kill stays.
 "$tessera" tune sum --shape 300000 --backend cpu --budget 1000 --strategy random \
     --db "$scratch/killed.db" >/dev/null 2>&1 &
