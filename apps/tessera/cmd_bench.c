@@ -10,6 +10,7 @@
 #include "search/search.h"
 
 int tess_cmd_bench(int argc, char **argv);
+int tess_cmd_bench_transfer(int argc, char **argv);
 
 #define MAX_STRATEGIES 32
 
@@ -17,6 +18,8 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: tessera bench search SPACE... [--strategies a,b,...] [--budget N] [--repeats R]\n"
             "                            [--batch B] [--seed K] [--json] [--plot out.svg]\n"
+            "       tessera bench transfer SOURCE TARGET [--strategy S] [--budget N] [--repeats R] [--top K]\n"
+            "                            (tessera bench transfer --help)\n"
             "\n"
             "Runs each strategy R times (seeds K, K+1, ...) on each recorded space (Kernel Tuner\n"
             "cache file, T4 results file or tessera record export; gzip or plain) and reports the\n"
@@ -246,8 +249,9 @@ int tess_cmd_bench(int argc, char **argv) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
+    if (strcmp(argv[1], "transfer") == 0) return tess_cmd_bench_transfer(argc - 1, argv + 1);
     if (strcmp(argv[1], "search") != 0) {
-        fprintf(stderr, "tessera bench: unknown benchmark '%s' (known: search)\n", argv[1]);
+        fprintf(stderr, "tessera bench: unknown benchmark '%s' (known: search, transfer)\n", argv[1]);
         return 2;
     }
     return bench_search(argc - 2, argv + 2);

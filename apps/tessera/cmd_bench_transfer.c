@@ -1,0 +1,62 @@
+/* cmd_bench_transfer.c - `tessera bench transfer SOURCE TARGET`: a cold
+ * search against one warm-started from another recorded space. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "transfer/transfer_bench.h"
+
+static void help(void) {
+    printf("usage: tessera bench transfer SOURCE TARGET [--strategy S] [--budget N] [--repeats R] [--top K]\n\n"
+           "Replays TARGET (a recorded space: Kernel Tuner cache, T4 file or tessera record export)\n"
+           "with the strategy (default agent) R times (default 20) cold and R times warm-started\n"
+           "from the K (default 8) fastest configs of SOURCE mapped into TARGET's space, and reports\n"
+           "the median evaluations to get within 5%% of TARGET's optimum, and how good SOURCE's\n"
+           "best config alone is on TARGET.\n");
+}
+
+static void evals(double v) {
+    if (isfinite(v)) printf("%8.1f", v);
+    else printf("%8s", "never");
+}
+
+int tess_cmd_bench_transfer(int argc, char **argv) {
+    static const struct option options[] = {
+        {"strategy", required_argument, 0, 'S'}, {"budget", required_argument, 0, 'n'},
+        {"repeats", required_argument, 0, 'r'}, {"top", required_argument, 0, 'k'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *strategy = "agent";
+    long budget = 200, repeats = 20, top = 8;
+    optind = 1;   /* argv[0] is "transfer" */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (c) {
+        case 'S': strategy = optarg; break;
+        case 'n': if (!cli_parse_int("bench transfer", "--budget", optarg, 1, 100000, &budget)) return EXIT_USAGE; break;
+        case 'r': if (!cli_parse_int("bench transfer", "--repeats", optarg, 1, 10000, &repeats)) return EXIT_USAGE; break;
+        case 'k': if (!cli_parse_int("bench transfer", "--top", optarg, 1, 1000, &top)) return EXIT_USAGE; break;
+        case 'h': help(); return EXIT_OK;
+        case ':': return cli_usage_error("bench transfer", "option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("bench transfer", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind != 2) return cli_usage_error("bench transfer", "expected SOURCE and TARGET");
+    tess_transfer_bench_result r;
+    tess_status st = tess_transfer_bench(argv[optind], argv[optind + 1], strategy, (int)repeats, (int)budget,
+                                         (int)top, &r);
+    if (st) return cli_fail_status(st);
+    printf("transfer %s -> %s, strategy %s, %d runs of %d evaluations, warm start of %d configs\n",
+           r.source, r.target, strategy, r.runs, r.budget, r.nwarm);
+    printf("  target optimum %.4g ms; random sampling expects %.1f evaluations to get within 5%%\n",
+           r.target_optimum_ms, r.random_expected);
+    printf("  evaluations to within 5%% (median):  cold");
+    evals(r.cold_median);
+    printf("   warm");
+    evals(r.warm_median);
+    printf("   gain %.1fx\n", isfinite(r.cold_median) && isfinite(r.warm_median) ? r.cold_median / r.warm_median : 0);
+    printf("  the source's best config alone reaches %.1f%% of the target's optimum (%s)\n",
+           100 * r.best_only_ratio, r.best_only_ratio >= 1 / 1.05 ? "within 5%: 1 evaluation" : "not within 5%");
+    return EXIT_OK;
+}

@@ -1,0 +1,126 @@
+/* transfer_bench.c - cold against warm searches on recorded spaces. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/error.h"
+#include "search/bench.h"
+#include "search/replay.h"
+#include "transfer_bench.h"
+#include "warmstart.h"
+
+typedef struct ranked {
+    tess_config c;
+    double ms;
+} ranked;
+
+static int by_time(const void *a, const void *b) {
+    double x = ((const ranked *)a)->ms, y = ((const ranked *)b)->ms;
+    return (x > y) - (x < y);
+}
+
+/* The source's `top` fastest configs, mapped into the target's space. */
+static tess_status warm_configs(const tess_evaluator *src, const tess_space *dst, int top,
+                                tess_config *out, int *n) {
+    size_t total = tess_replay_size(src);
+    ranked *r = malloc((total ? total : 1) * sizeof *r);
+    if (!r) return tess_error(TESS_ERR_NOMEM, "transfer benchmark");
+    size_t nok = 0;
+    for (size_t i = 0; i < total; i++) {
+        tess_outcome st;
+        double ms;
+        tess_replay_point(src, i, &r[nok].c, &st, &ms);
+        if (st == TESS_RESULT_OK && isfinite(ms)) r[nok++].ms = ms;
+    }
+    qsort(r, nok, sizeof *r, by_time);
+    tess_config_set *seen = tess_config_set_create();
+    *n = 0;
+    for (size_t i = 0; i < nok && *n < top; i++) {
+        char text[1024];
+        tess_config c;
+        if (tess_config_format(src->space, &r[i].c, text, sizeof text) == TESS_OK &&
+            tess_config_map(dst, text, &c) == TESS_OK && tess_config_set_add(seen, &c))
+            out[(*n)++] = c;
+    }
+    tess_config_set_destroy(seen);
+    free(r);
+    return TESS_OK;
+}
+
+/* Evaluations until a config within 5% of the optimum; INFINITY if never. */
+static tess_status one_run(const tess_strategy_ops *ops, const tess_bench_space *bs, uint64_t seed,
+                           int budget, const tess_config *warm, int nwarm, double *evals) {
+    tess_strategy_options o = {.seed = seed, .batch = 8, .budget = budget, .warm = warm, .nwarm = nwarm};
+    void *state;
+    tess_status st = ops->create(bs->ev->space, &o, &state);
+    if (st) return st;
+    *evals = INFINITY;
+    int done = 0;
+    tess_config batch[8];
+    while (!st && done < budget && isinf(*evals)) {
+        int n = 0;
+        st = ops->propose(state, batch, budget - done < 8 ? budget - done : 8, &n);
+        if (st || n == 0) break;
+        for (int i = 0; i < n && !st; i++) {
+            tess_outcome status;
+            double ms;
+            if (!tess_replay_lookup(bs->ev, &batch[i], &status, &ms)) status = TESS_RESULT_INVALID, ms = INFINITY;
+            done++;
+            if (status == TESS_RESULT_OK && ms <= 1.05 * bs->best_ms && isinf(*evals)) *evals = done;
+            st = ops->observe(state, &batch[i], status, status == TESS_RESULT_OK ? ms : INFINITY);
+        }
+    }
+    ops->destroy(state);
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double ratio_of(const tess_bench_space *bs, const tess_config *c) {
+    tess_outcome status;
+    double ms;
+    if (!tess_replay_lookup(bs->ev, c, &status, &ms) || status != TESS_RESULT_OK) return 0;
+    return bs->best_ms / ms;
+}
+
+tess_status tess_transfer_bench(const char *source_path, const char *target_path, const char *strategy,
+                                int repeats, int budget, int top, tess_transfer_bench_result *out) {
+    memset(out, 0, sizeof *out);
+    const tess_strategy_ops *ops = tess_strategy_find(strategy);
+    if (!ops) return tess_error(TESS_ERR_ARG, "unknown strategy '%s'", strategy);
+    if (repeats < 1 || budget < 1 || top < 1) return tess_error(TESS_ERR_ARG, "repeats, budget and top must be positive");
+    tess_bench_space src = {0}, dst = {0};
+    tess_status st = tess_bench_space_open(source_path, &src);
+    if (!st) st = tess_bench_space_open(target_path, &dst);
+    tess_config *warm = malloc((size_t)top * sizeof *warm);
+    double *cold = malloc((size_t)repeats * sizeof *cold), *hot = malloc((size_t)repeats * sizeof *hot);
+    if (!st && (!warm || !cold || !hot)) st = tess_error(TESS_ERR_NOMEM, "transfer benchmark");
+    if (!st) st = warm_configs(src.ev, dst.ev->space, top, warm, &out->nwarm);
+    for (int r = 0; r < repeats && !st; r++) {
+        st = one_run(ops, &dst, (uint64_t)r + 1, budget, NULL, 0, &cold[r]);
+        if (!st) st = one_run(ops, &dst, (uint64_t)r + 1, budget, warm, out->nwarm, &hot[r]);
+    }
+    if (!st) {
+        snprintf(out->source, sizeof out->source, "%s", src.name);
+        snprintf(out->target, sizeof out->target, "%s", dst.name);
+        out->runs = repeats;
+        out->budget = budget;
+        out->cold_median = median(cold, repeats);
+        out->warm_median = median(hot, repeats);
+        out->target_optimum_ms = dst.best_ms;
+        out->random_expected = tess_bench_random_expectation(dst.n, dst.within_5pct);
+        out->best_only_ratio = out->nwarm ? ratio_of(&dst, &warm[0]) : 0;
+    }
+    free(warm), free(cold), free(hot);
+    if (src.ev) tess_bench_space_close(&src);
+    if (dst.ev) tess_bench_space_close(&dst);
+    return st;
+}
