@@ -119,6 +119,35 @@ else
     failures+=("tessera devices")
 fi
 
+# --- end-to-end rate, spaces recorded for replay, warm starts on related shapes ----------
+if [ -n "$quick" ]; then rate_n=150 rec_heat=300 rec_sum=150 warm_n=30; else rate_n=300 rec_heat=600 rec_sum=300 warm_n=60; fi
+if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && grep -q '^cuda:.*sm_' "$results/devices.txt" 2>/dev/null; then
+    say "end-to-end rate once the compile pool is warm (fresh kernel cache)"
+    TESSERA_CACHE=$(mktemp -d) timeout 240 "$build/tests/bench_tune_rate" cuda heat3d 256x256x256 $rate_n 2>&1 |
+        tee "$results/tune-rate-warm.txt" || failures+=("bench_tune_rate")
+
+    say "spaces recorded for replay (tessera record)"
+    for spec in "heat3d 256x256x256 $rec_heat" "sum 67108864 $rec_sum"; do
+        set -- $spec
+        timeout 300 "$cli" record "$1" --shape "$2" --backend cuda --budget "$3" --db "$results/record.db" \
+            -o "$results/space-$1-$2.jsonl" 2>&1 | tee -a "$results/record.txt" || failures+=("record $1")
+    done
+
+    say "warm starts: heat3d tuned at 256^3 and 384^3, then 512^3 and 320x320x640 cold and warm"
+    for shape in 256x256x256 384x384x384; do
+        timeout 300 "$cli" tune heat3d --shape $shape --backend cuda --budget $warm_n --transfer off \
+            --db "$results/transfer-sources.db" --json > "$results/transfer-source-$shape.json" || failures+=("tune $shape")
+    done
+    for shape in 512x512x512 320x320x640; do
+        for mode in off auto; do
+            cp "$results/transfer-sources.db" "$results/transfer-$shape-$mode.db"
+            timeout 300 "$cli" tune heat3d --shape $shape --backend cuda --budget $warm_n --transfer $mode \
+                --db "$results/transfer-$shape-$mode.db" --json > "$results/transfer-$shape-$mode.json" ||
+                failures+=("tune $shape $mode")
+        done
+    done
+fi
+
 # --- summary ----------------------------------------------------------------------------
 say "summary"
 python3 - "$results" "${failures[@]+"${failures[@]}"}" <<'EOF' | tee "$results/summary.txt"
@@ -156,6 +185,17 @@ for name in ("tune-heat3d-512.json", "tune-heat3d-256.json", "tune-sum.json"):
     except ValueError:
         if text or os.path.exists(os.path.join(results, name)): print("%-22s no JSON report" % name)
 print(read("tune-rate.txt").strip())
+print(read("tune-rate-warm.txt").strip())
+print(read("record.txt").strip())
+for shape in ("512x512x512", "320x320x640"):
+    for mode in ("off", "auto"):
+        text = read("transfer-%s-%s.json" % (shape, mode))
+        try:
+            j = json.loads(text)
+            print("heat3d %s transfer %-4s best %.4f ms (%.0f GB/s), default %.4f ms, warm configs %d" % (
+                shape, mode, j["best"]["time_ms"], j["best"]["gbps"], j["default_ms"], j["warm_configs"]))
+        except (ValueError, KeyError, TypeError):
+            if text: print("heat3d %s transfer %s: no JSON report" % (shape, mode))
 print("failures: " + (", ".join(failures) if failures else "none"))
 EOF
 [ ${#failures[@]} -eq 0 ]

@@ -50,7 +50,8 @@ static tess_status planted_emit(const tess_task *t, const tess_device *d, const 
         "if (i < N) o[i] = 2 * x[i] + (i == 7 ? 1.0f : 0.0f);",
         "if (i < N - 3) o[i] = 2 * x[i];",
         "float *p = (float *)0x10; p[i] = x[i]; (void)o;",
-        "volatile int spin = 1; while (spin) {} (void)x; (void)o;",
+        /* clock64() is an asm volatile read: the compiler cannot drop this loop */
+        "long long t0 = clock64(); while (clock64() - t0 < (1LL << 62)) {} (void)x; (void)o;",
     };
     char code[1024];
     if (cuda)
