@@ -189,7 +189,6 @@ tess_expr *tess_expr_not(tess_expr *a);
 tess_expr *tess_expr_bin(tess_binop op, tess_expr *a, tess_expr *b);
 /* min/max take 2 arguments, abs/sqrt 1, select 3. */
 tess_expr *tess_expr_call(tess_fn fn, int nargs, tess_expr *const *args);
-tess_expr *tess_expr_copy(const tess_expr *e);
 void tess_expr_free(tess_expr *e);
 
 /* ---- text ---------------------------------------------------------------- */
