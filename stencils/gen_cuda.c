@@ -14,24 +14,15 @@
 #include <string.h>
 #include "core/error.h"
 #include "gen_cuda.h"
+#include "gen_cuda_internal.h"
 #include "gen_util.h"
 #include "spec_print.h"
 
 /* Parameter positions in the space, by rank (constraints read values by position). */
-enum { P3_BX, P3_BY, P3_BZ, P3_PX, P3_PY, P3_STREAM, P3_CHUNK, P3_STAGING, P3_UNROLL, P3_MINB };
+enum { P3_BX, P3_BY, P3_BZ, P3_PX, P3_PY, P3_STREAM, P3_CHUNK, P3_STAGING, P3_UNROLL, P3_MINB, P3_TB };
 enum { P2_BX, P2_BY, P2_PX, P2_PY, P2_STAGING, P2_MINB };
 
 static const char *const staging_labels[] = {"ldg", "shared"};
-
-typedef struct cuda_plan {
-    const tess_spec *s;
-    const tess_task *t;
-    int bx, by, bz, px, py, chunk, unroll, min_blocks;
-    bool stream, shared;
-    bool staged[TESS_SPEC_MAX_FIELDS];   /* plane read from a shared tile */
-    bool queue[TESS_SPEC_MAX_FIELDS];    /* column kept in registers */
-    int qlo[TESS_SPEC_MAX_FIELDS], qhi[TESS_SPEC_MAX_FIELDS];
-} cuda_plan;
 
 /* ---- what each field needs ----------------------------------------------------- */
 
@@ -70,6 +61,11 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
             lim->staged_bytes += (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
     lim->halo_y = s->lo[s->rank - 2] + s->hi[s->rank - 2];
     lim->halo_x = s->lo[s->rank - 1] + s->hi[s->rank - 1];
+    lim->steps = s->steps;
+    lim->zring = s->rank == 3 ? s->lo[0] + s->hi[0] + 1 : 1;
+    for (int f = 0; f < s->nfields; f++)
+        if (s->field[f].advances >= 0)
+            lim->state_bytes += (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
 }
 
 /* ---- the space ------------------------------------------------------------------ */
@@ -81,9 +77,22 @@ static bool fits_shared(const tess_stencil_cuda_limits *lim, double bx, double b
     return tile * lim->staged_bytes <= TESS_STENCIL_CUDA_SMEM_MAX;
 }
 
+/* Shared memory of temporal blocking: a ring of planes per fused step but
+ * the last, each tile smaller by one halo than the one before. */
+static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double tx, double ty) {
+    double bytes = 0;
+    for (int k = 0; k < tb; k++) bytes += (ty + (tb - k) * lim->halo_y) * (tx + (tb - k) * lim->halo_x);
+    return bytes * lim->zring * lim->state_bytes <= TESS_STENCIL_CUDA_SMEM_MAX;
+}
+
 static bool legal3(const double *v, void *user) {
     const tess_stencil_cuda_limits *lim = user;
     if (!legal_threads(v[P3_BX] * v[P3_BY] * v[P3_BZ])) return false;
+    int tb = lim->steps > 1 ? (int)v[P3_TB] : 1;
+    if (lim->steps % tb != 0 || lim->steps / tb > TESS_MAX_LAUNCHES) return false;
+    if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
+        return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] == 1 &&
+               fits_time_blocks(lim, tb, v[P3_BX] * v[P3_PX], v[P3_BY] * v[P3_PY]);
     if (v[P3_STREAM] == 0)   /* settings of streaming take their first value */
         return v[P3_CHUNK] == 4 && v[P3_STAGING] == 0 && v[P3_UNROLL] == 1;
     if (v[P3_BZ] != 1 || v[P3_UNROLL] > v[P3_CHUNK]) return false;
@@ -102,9 +111,15 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     *out = NULL;
     tess_status st = tess_gen_check_task(s, t);
     if (st) return st;
-    if (s->steps > TESS_MAX_LAUNCHES)
-        return tess_error(TESS_ERR_ARG, "stencil '%s': cuda runs one launch per step, at most %d steps (it has %d)",
-                          s->name, TESS_MAX_LAUNCHES, s->steps);
+    /* More steps than launches need temporal blocking (3D only), which the
+     * default config then uses: the fewest steps per launch that fit. */
+    bool blocked = s->steps > TESS_MAX_LAUNCHES;
+    int tb_default = 0;
+    for (int tb = 1; tb <= 8 && !tb_default; tb *= 2)
+        if (s->steps % tb == 0 && s->steps / tb <= TESS_MAX_LAUNCHES) tb_default = tb;
+    if (blocked && (s->rank != 3 || !tb_default))
+        return tess_error(TESS_ERR_ARG, "stencil '%s': cuda runs at most %d launches of up to 8 fused steps (3D "
+                          "only); %d steps do not fit", s->name, TESS_MAX_LAUNCHES, s->steps);
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     static const double bx[] = {32, 64, 128, 256}, by[] = {1, 2, 4, 8, 16}, bz[] = {1, 2, 4, 8};
@@ -117,18 +132,27 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     if (!st && s->rank == 3) {
         long zmax = 4;
         while (zmax < t->shape[0] && zmax < 512) zmax *= 2;
-        st = tess_space_add(sp, "stream", 2, (const double[]){0, 1}, 0);
+        st = tess_space_add(sp, "stream", 2, (const double[]){0, 1}, blocked);
         if (!st) st = tess_space_add_pow2(sp, "chunk", 4, zmax, 4);
     }
-    if (!st) st = tess_space_add_labels(sp, "staging", 2, staging_labels, 0);
+    if (!st) st = tess_space_add_labels(sp, "staging", 2, staging_labels, blocked);
     if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", 3, unroll, 0);
     if (!st) st = tess_space_add(sp, "min_blocks", 3, minb, 0);
+    if (!st && s->rank == 3 && s->steps > 1)
+        st = tess_space_add(sp, "time_block", 4, (const double[]){1, 2, 4, 8}, tb_default == 8 ? 3 : tb_default / 2);
     if (!st)
         st = tess_space_add_constraint(sp, s->rank == 3 ? legal3 : legal2, (void *)lim,
                                        s->rank == 3 ? "32 <= threads <= 1024; stream=0 keeps chunk=4, staging=ldg, "
                                                       "unroll=1; stream=1 needs block_z=1, unroll <= chunk; "
-                                                      "staged tiles fit 48 KiB"
+                                                      "staged tiles fit 48 KiB; time_block divides steps into "
+                                                      "at most 4 launches and needs stream=1, staging=shared, "
+                                                      "unroll=1, its tiles fitting 48 KiB"
                                                     : "32 <= threads <= 1024; staged tiles fit 48 KiB");
+    tess_config dflt;
+    tess_space_default(sp, &dflt);
+    if (!st && !tess_space_valid(sp, &dflt))
+        st = tess_error(TESS_ERR_ARG, "stencil '%s': no default cuda config (%s)", s->name,
+                        tess_space_violation(sp, &dflt));
     if (st) {
         tess_space_destroy(sp);
         return st;
@@ -145,7 +169,7 @@ static void queue_name(tess_strbuf *b, const char *field, int dz) {
 }
 
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
-    const cuda_plan *p = user;
+    const tess_cuda_plan *p = user;
     const tess_spec *s = p->s;
     char name[64];
     if (e->ref == TESS_REF_PARAM) {
@@ -184,13 +208,13 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     }
 }
 
-static void print_number(tess_strbuf *b, double v, void *user) {
-    tess_gen_number(b, v, ((const cuda_plan *)user)->t->dtype);
+void tess_cuda_print_number(tess_strbuf *b, double v, void *user) {
+    tess_gen_number(b, v, ((const tess_cuda_plan *)user)->t->dtype);
 }
 
 /* ---- the generated file ---------------------------------------------------------- */
 
-static void emit_params(tess_strbuf *b, const cuda_plan *p, bool with_scratch) {
+void tess_cuda_emit_params(tess_strbuf *b, const tess_cuda_plan *p, bool with_scratch) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
     for (int f = 0; f < s->nfields; f++)
@@ -202,7 +226,7 @@ static void emit_params(tess_strbuf *b, const cuda_plan *p, bool with_scratch) {
             tess_strbuf_printf(b, ", %s *__restrict__ %s__tmp", tess_gen_ctype(s, f, real), s->field[f].name);
 }
 
-static void emit_macros(tess_strbuf *b, const cuda_plan *p) {
+static void emit_macros(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     int r = s->rank;
     int64_t total = tess_shape_elements(p->t->shape, r);
@@ -243,7 +267,7 @@ static void emit_macros(tess_strbuf *b, const cuda_plan *p) {
 }
 
 /* The point loop: every instance, then the stores. `z` is in scope. */
-static void emit_points(tess_strbuf *b, const cuda_plan *p, const char *ind) {
+static void emit_points(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
     const tess_spec *s = p->s;
     const char *at = s->rank == 3 ? "z, y, x" : "y, x";
     tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int j__ = 0; j__ < PY; j__++) {\n", ind, ind);
@@ -261,7 +285,7 @@ static void emit_points(tess_strbuf *b, const cuda_plan *p, const char *ind) {
         else tess_strbuf_puts(b, "0;\n");
     }
     tess_strbuf_printf(b, "%s            continue;\n%s        }\n", ind, ind);
-    tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = (void *)p};
+    tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = tess_cuda_print_number, .user = (void *)p};
     for (int i = 0; i < s->ninst; i++) {
         int out = -1;
         for (int f = 0; f < s->nfields; f++)
@@ -281,7 +305,7 @@ static void emit_points(tess_strbuf *b, const cuda_plan *p, const char *ind) {
 
 /* Loads `what` for every point of the thread: dst[j__][i__] = field at plane zexpr. */
 /* Loads field f at plane zexpr + dz into its queue slot, for every point of the thread. */
-static void emit_queue_load(tess_strbuf *b, const cuda_plan *p, int f, int dz, const char *zexpr, const char *ind) {
+static void emit_queue_load(tess_strbuf *b, const tess_cuda_plan *p, int f, int dz, const char *zexpr, const char *ind) {
     const char *fname = p->s->field[f].name;
     tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int j__ = 0; j__ < PY; j__++)\n%s#pragma unroll\n"
                           "%s    for (int i__ = 0; i__ < PX; i__++)\n%s        ", ind, ind, ind, ind, ind);
@@ -291,7 +315,7 @@ static void emit_queue_load(tess_strbuf *b, const cuda_plan *p, int f, int dz, c
     tess_strbuf_puts(b, "), SAFE_Y(Y0 + j__ * BY), SAFE_X(X0 + i__ * BX))]);\n");
 }
 
-static void emit_stage(tess_strbuf *b, const cuda_plan *p, const char *ind) {
+static void emit_stage(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
     const tess_spec *s = p->s;
     const char *zarg = s->rank == 3 ? "z, " : "";
     tess_strbuf_printf(b, "%s__syncthreads();   /* the previous plane's readers are done */\n", ind);
@@ -304,11 +328,11 @@ static void emit_stage(tess_strbuf *b, const cuda_plan *p, const char *ind) {
     tess_strbuf_printf(b, "%s}\n%s__syncthreads();\n", ind, ind);
 }
 
-static void emit_sweep(tess_strbuf *b, const cuda_plan *p) {
+static void emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
     tess_strbuf_puts(b, "/* One update of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
-    emit_params(b, p, false);
+    tess_cuda_emit_params(b, p, false);
     tess_strbuf_puts(b, ")\n{\n    /* This thread's points: x = X0 + i__ * BX, y = Y0 + j__ * BY (i__ < PX, j__ < PY). */\n"
                       "    const int X0 = blockIdx.x * (BX * PX) + threadIdx.x;\n"
                       "    const int Y0 = blockIdx.y * (BY * PY) + threadIdx.y;\n");
@@ -372,33 +396,37 @@ static void emit_sweep(tess_strbuf *b, const cuda_plan *p) {
 /* One __global__ entry per time step; step k reads what step k-1 wrote, and
  * steps alternate between each output and its scratch buffer so that the
  * last one writes the output. */
-static void emit_entries(tess_strbuf *b, const cuda_plan *p, tess_kernel_source *out) {
+/* One __global__ entry per launch, each running time_block steps; launch k
+ * reads what launch k-1 wrote, and launches alternate between each output
+ * and its scratch buffer so that the last one writes the output. */
+static void emit_entries(tess_strbuf *b, const tess_cuda_plan *p, tess_kernel_source *out) {
     const tess_spec *s = p->s;
-    for (int step = 0; step < s->steps; step++) {
-        tess_launch *l = &out->launch[step];
-        if (s->steps == 1) snprintf(l->entry, sizeof l->entry, "%s_cuda", s->name);
-        else snprintf(l->entry, sizeof l->entry, "%s_cuda_step%d", s->name, step);
+    int n = s->steps / p->time_block;
+    for (int k = 0; k < n; k++) {
+        tess_launch *l = &out->launch[k];
+        if (n == 1) snprintf(l->entry, sizeof l->entry, "%s_cuda", s->name);
+        else snprintf(l->entry, sizeof l->entry, "%s_cuda_launch%d", s->name, k);
         tess_strbuf_printf(b, "extern \"C\" __global__ void __launch_bounds__(BX * BY%s, MIN_BLOCKS)\n%s(",
-                         s->rank == 3 ? " * BZ" : "", l->entry);
-        emit_params(b, p, true);
+                           s->rank == 3 ? " * BZ" : "", l->entry);
+        tess_cuda_emit_params(b, p, true);
         tess_strbuf_puts(b, ")\n{\n    tess_sweep(");
         for (int f = 0; f < s->nfields; f++) {
             int adv_by = -1;
             for (int g = 0; g < s->nfields; g++)
                 if (s->field[g].advances == f) adv_by = g;
             const char *name = s->field[f].name;
-            bool to_out = (s->steps - 1 - step) % 2 == 0, prev_out = (s->steps - step) % 2 == 0;
+            bool to_out = (n - 1 - k) % 2 == 0, prev_out = (n - k) % 2 == 0;
             if (f) tess_strbuf_puts(b, ", ");
             if (s->field[f].role == TESS_FIELD_OUT) tess_strbuf_printf(b, to_out ? "%s" : "%s__tmp", name);
-            else if (adv_by >= 0 && step > 0) tess_strbuf_printf(b, prev_out ? "%s" : "%s__tmp", s->field[adv_by].name);
+            else if (adv_by >= 0 && k > 0) tess_strbuf_printf(b, prev_out ? "%s" : "%s__tmp", s->field[adv_by].name);
             else tess_strbuf_puts(b, name);
         }
         tess_strbuf_puts(b, ");\n}\n\n");
     }
-    out->nlaunches = s->steps;
+    out->nlaunches = n;
 }
 
-static void geometry(const cuda_plan *p, tess_launch *l) {
+static void geometry(const tess_cuda_plan *p, tess_launch *l) {
     const int64_t *n = p->t->shape;
     int r = p->s->rank;
     l->block[0] = (unsigned)p->bx;
@@ -415,9 +443,11 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     memset(out, 0, sizeof *out);
     tess_status st = tess_gen_check_task(s, t);
     if (st) return st;
-    if (s->steps > TESS_MAX_LAUNCHES)
-        return tess_error(TESS_ERR_ARG, "stencil '%s': cuda runs at most %d steps", s->name, TESS_MAX_LAUNCHES);
-    cuda_plan p = {.s = s, .t = t};
+    tess_cuda_plan p = {.s = s, .t = t};
+    p.time_block = s->rank == 3 && s->steps > 1 ? tess_gen_param(sp, c, "time_block") : 1;
+    if (p.time_block < 1 || s->steps % p.time_block || s->steps / p.time_block > TESS_MAX_LAUNCHES)
+        return tess_error(TESS_ERR_ARG, "stencil '%s': %d steps do not split into at most %d launches of "
+                          "time_block=%d", s->name, s->steps, TESS_MAX_LAUNCHES, p.time_block);
     p.bx = tess_gen_param(sp, c, "block_x");
     p.by = tess_gen_param(sp, c, "block_y");
     p.bz = s->rank == 3 ? tess_gen_param(sp, c, "block_z") : 1;
@@ -440,7 +470,7 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
         p.qhi[f] = use[f].zhi;
         any_staged |= p.staged[f];
     }
-    p.shared = any_staged;
+    p.shared = any_staged && p.time_block == 1;
     geometry(&p, &out->launch[0]);
     if (out->launch[0].grid[1] > 65535 || out->launch[0].grid[2] > 65535)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the grid of blocks exceeds 65535 along y or z", s->name);
@@ -452,7 +482,8 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     tess_strbuf_puts(&b, "\n");
     tess_gen_prelude(&b, s, t, "static __device__ __forceinline__");
     emit_macros(&b, &p);
-    emit_sweep(&b, &p);
+    if (p.time_block > 1) tess_cuda_emit_tb_sweep(&b, &p);
+    else emit_sweep(&b, &p);
     emit_entries(&b, &p, out);
     for (int i = 1; i < out->nlaunches; i++) {
         char entry[sizeof out->launch[i].entry];

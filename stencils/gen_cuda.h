@@ -6,9 +6,10 @@
  * keeping each field's column in a register queue) and chunk (the z range
  * one block walks); staging ("ldg": neighbours through the read-only cache,
  * "shared": each plane staged in shared memory with its halo; streaming
- * only in 3D); unroll (of the z loop); min_blocks (__launch_bounds__).
+ * only in 3D); unroll (of the z loop); min_blocks (__launch_bounds__);
+ * time_block (3D, steps > 1: steps fused in one launch, see gen_cuda_tb.c).
  * Kernel ABI: __global__ void ENTRY(T0 *b0, T1 *b1, ...), one launch per
- * time step (steps <= TESS_MAX_LAUNCHES). */
+ * time_block steps (at most TESS_MAX_LAUNCHES launches). */
 #ifndef TESS_GEN_CUDA_H
 #define TESS_GEN_CUDA_H
 
@@ -23,6 +24,9 @@ typedef struct tess_stencil_cuda_limits {
     int rank;
     int staged_bytes;      /* bytes per staged point, summed over the staged fields */
     int halo_x, halo_y;    /* tile growth for staging: lo + hi */
+    int steps;
+    int zring;             /* planes a step reads along z: lo + hi + 1 */
+    int state_bytes;       /* bytes per point, summed over the fields that outputs advance */
 } tess_stencil_cuda_limits;
 
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);

@@ -211,6 +211,10 @@ static const char *const extra_specs[] = {
     "boundary periodic z y\n"
     "field u in\nfield s 2d coef\nfield v out advances u\n"
     "v = u[2,0,0] - u[-1,1,0] + s[1,-1] * u[0,0,1]\n",
+    "stencil eight\ngrid 9x10x11\nboundary periodic z x\nsteps 8\nfield u in\nfield c coef range 0 1\n"
+    "field v out advances u\n"
+    "lap = u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u\n"
+    "v = u + 0.1 * c * lap + 0.01 * lap[0,0,1]\n",
     "stencil multistep\n"
     "grid 9x10x11\nsteps 3\n"
     "field u in\nfield k coef range 0 1\nfield u_new out advances u\n"
@@ -248,6 +252,7 @@ int main(void) {
     check_stencil("zwrap", TESS_F32, small3, 3, RANDOM_CONFIGS, rng);
     check_stencil("multistep", TESS_F64, s3, 3, 1, rng);
     check_stencil("multistep", TESS_F32, s3, 3, 1, rng);
+    check_stencil("eight", TESS_F64, s3, 3, 1, rng);
     /* A grid smaller than the halo along a fixed axis: every point is boundary. */
     check_stencil("star3d25", TESS_F32, (const int64_t[]){3, 12, 12}, 3, 1, rng);
     check_detects_error();

@@ -2,9 +2,10 @@
  * test_stencil_cuda.c - the CUDA generator: for every stencil of the
  * library, f32 and f64, the default config, each kernel variant
  * (3D blocks; streaming through the read-only cache or shared tiles, with
- * several points per thread) and random legal configs compile with NVRTC
+ * several points per thread; temporal blocking for stencils of several
+ * steps) and random legal configs compile with NVRTC
  * for sm_90 through the cuda backend, and the cubin holds every launch's
- * entry. Also: multi-step stencils get one launch per step, launch
+ * entry. Also: multi-step stencils get one launch per time block, launch
  * geometry covers the grid, illegal configs are rejected by the space.
  * NVRTC needs no GPU; without it the test is skipped.
  */
@@ -30,6 +31,11 @@ static const char *const variants3[] = {
     "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
     "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
 };
+/* Temporal blocking, for stencils of several steps. */
+static const char *const time_blocked[] = {
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
+};
 static const char *const variants2[] = {
     "block_x=32,block_y=8,ppt_x=2,ppt_y=2,staging=ldg,min_blocks=2",
     "block_x=64,block_y=4,ppt_x=1,ppt_y=2,staging=shared,min_blocks=1",
@@ -49,7 +55,8 @@ static bool compile_config(const tess_op *op, const tess_task *t, const tess_spa
     int r = t->ndim;
     double px = tess_config_get(sp, c, "ppt_x"), py = tess_config_get(sp, c, "ppt_y");
     CHECK(l->grid[0] * l->block[0] * px >= t->shape[r - 1] && l->grid[1] * l->block[1] * py >= t->shape[r - 2]);
-    CHECK(src.nlaunches == tess_stencils_spec(t->op)->steps);
+    double tb = tess_space_param_index(sp, "time_block") >= 0 ? tess_config_get(sp, c, "time_block") : 1;
+    CHECK(src.nlaunches * tb == tess_stencils_spec(t->op)->steps);
     tess_blob bin = {0};
     char *log = NULL;
     st = cuda->compile(&dev, &src, &bin, &log);
@@ -79,9 +86,15 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
     bool ran = compile_config(op, &t, sp, &c);
     const char *const *variants = ndim == 3 ? variants3 : variants2;
     int nvariants = ndim == 3 ? 3 : 2;
-    for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants; i++) {
-        tess_status st = tess_config_parse(sp, variants[i], &c);
-        CHECK_MSG(st == TESS_OK, "%s", tess_errmsg());
+    bool blocked = tess_space_param_index(sp, "time_block") >= 0;
+    for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants + 2 * blocked; i++) {
+        char text[512];
+        if (i < nvariants) snprintf(text, sizeof text, "%s%s", variants[i], blocked ? ",time_block=1" : "");
+        else snprintf(text, sizeof text, "%s", time_blocked[i - nvariants]);
+        /* One step per launch is illegal beyond TESS_MAX_LAUNCHES steps. */
+        bool legal = i >= nvariants || tess_stencils_spec(name)->steps <= TESS_MAX_LAUNCHES;
+        tess_status st = tess_config_parse(sp, text, &c);
+        CHECK_MSG((st == TESS_OK) == legal, "%s: %s", text, st ? tess_errmsg() : "accepted");
         if (!st) ran = compile_config(op, &t, sp, &c);
     }
     for (int i = 0; ran && dtype == TESS_F32 && i < SAMPLES; i++) {
@@ -123,6 +136,9 @@ static const char *const extra_specs[] = {
     "stencil four\ngrid 9x10x11\nsteps 4\n"
     "field u in\nfield k coef\nfield u_new out advances u\nparam alpha = 0.1\n"
     "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
+    "stencil eight\ngrid 9x10x11\nboundary periodic z x\nsteps 8\nfield u in\nfield v out advances u\n"
+    "lap = u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u\n"
+    "v = u + 0.1 * lap + 0.01 * lap[0,0,1]\n",
     "stencil five\ngrid 9x10\nsteps 5\nfield u in\nfield v out advances u\nv = u[0,1]\n",
 };
 
@@ -153,7 +169,7 @@ int main(void) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
     const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};
-    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four"};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four", "eight"};
     bool ran = true;
     for (size_t i = 0; ran && i < sizeof three_d / sizeof three_d[0]; i++) {
         ran = compile_stencil(three_d[i], TESS_F32, s3, 3, rng);
@@ -169,7 +185,7 @@ int main(void) {
     CHECK_OK(tess_task_init(&t, "five", TESS_F32, (const int64_t[]){9, 10}, 2));
     tess_space *sp = NULL;
     CHECK(tess_stencils_op("five")->space(&t, &dev, &sp) == TESS_ERR_ARG && !sp);
-    CHECK_MSG(strstr(tess_errmsg(), "at most 4 steps") != NULL, "%s", tess_errmsg());
+    CHECK_MSG(strstr(tess_errmsg(), "5 steps do not fit") != NULL, "%s", tess_errmsg());
     gsl_rng_free(rng);
     if (!ran) return 77;
     return check_finish("test_stencil_cuda");

@@ -3,7 +3,8 @@
  * the hardware evaluator (compile, isolated run, verification against the
  * float64 interpreter, timing): the default config, each kernel variant and
  * random legal configs, f32 and f64, on odd shapes; plus a periodic stencil
- * with a 2D field and a four-step stencil. Every candidate must verify.
+ * with a 2D field and stencils of four and eight steps, with temporal
+ * blocking. Every candidate must verify.
  * Also prints the bandwidth reached on larger grids, for information.
  * Skipped without a CUDA device.
  */
@@ -20,7 +21,7 @@
 
 extern tess_status tess_cuda_register(void) __attribute__((weak));
 
-#define MAX_CONFIGS 16
+#define MAX_CONFIGS 24
 
 static const tess_backend_ops *cuda;
 static tess_device dev;
@@ -30,6 +31,12 @@ static const char *const variants3[] = {
     "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
     "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
     "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=2",
+};
+/* Temporal blocking, for stencils of several steps. */
+static const char *const time_blocked[] = {
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
+    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=64,staging=shared,unroll=1,min_blocks=1,time_block=4",
 };
 static const char *const variants2[] = {
     "block_x=32,block_y=8,ppt_x=2,ppt_y=2,staging=ldg,min_blocks=2",
@@ -64,9 +71,13 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
     tess_space_default(ev->space, &configs[n++]);
     const char *const *variants = ndim == 3 ? variants3 : variants2;
     int nvariants = ndim == 3 ? 4 : 2;
-    for (int i = 0; i < nvariants; i++) {
-        tess_status st = tess_config_parse(ev->space, variants[i], &configs[n]);
-        if (st == TESS_OK) n++;   /* a variant may not fit a small grid's chunk list */
+    bool blocked = tess_space_param_index(ev->space, "time_block") >= 0;
+    for (int i = 0; i < nvariants + 3 * blocked; i++) {
+        char text[512];
+        if (i < nvariants) snprintf(text, sizeof text, "%s%s", variants[i], blocked ? ",time_block=1" : "");
+        else snprintf(text, sizeof text, "%s", time_blocked[i - nvariants]);
+        /* A variant may be illegal here (chunk list, launches, shared memory). */
+        if (tess_config_parse(ev->space, text, &configs[n]) == TESS_OK) n++;
     }
     for (int i = 0; i < nrandom && n < MAX_CONFIGS; i++) CHECK_OK(tess_space_sample(ev->space, rng, &configs[n++]));
     results rs = {.n = 0};
@@ -85,6 +96,16 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
         tess_config_format(ev->space, &best->config, text, sizeof text);
         printf("%-28s %d configs verified; best %8.1f GB/s %.4f ms  %s\n", key, rs.n, best->gbps, best->time_ms, text);
     }
+    /* With several steps: the best of each time_block, as bandwidth per step. */
+    int steps = tess_stencils_spec(name)->steps;
+    for (int tb = 1; blocked && tb <= 8; tb *= 2) {
+        const tess_result *b = NULL;
+        for (int i = 0; i < rs.n; i++)
+            if (rs.r[i].status == TESS_RESULT_OK && tess_config_get(ev->space, &rs.r[i].config, "time_block") == tb &&
+                (!b || rs.r[i].time_ms < b->time_ms))
+                b = &rs.r[i];
+        if (b) printf("    time_block=%d: %8.1f GB/s per step\n", tb, b->gbps * steps);
+    }
     tess_evaluator_destroy(ev);
 }
 
@@ -92,6 +113,12 @@ static const char *const extra_specs[] = {
     "stencil zwrap\ngrid 6x7x8\nboundary periodic z y\n"
     "field u in\nfield s 2d coef\nfield v out advances u\n"
     "v = u[2,0,0] - u[-1,1,0] + s[1,-1] * u[0,0,1]\n",
+    "stencil eight\ngrid 9x10x11\nboundary periodic z x\nsteps 8\nfield u in\nfield c coef range 0 1\n"
+    "field v out advances u\n"
+    "lap = u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u\n"
+    "v = u + 0.1 * c * lap + 0.01 * lap[0,0,1]\n",
+    "stencil heat3d_x4 \"heat3d, four steps\"\ngrid 256x256x256\nsteps 4\nfield u in\nfield u_new out advances u\n"
+    "u_new = u + 0.1 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)\n",
     "stencil four\ngrid 9x10x11\nsteps 4\n"
     "field u in\nfield k coef range 0 1\nfield u_new out advances u\nparam alpha = 0.1\n"
     "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
@@ -112,7 +139,7 @@ int main(void) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 5);
     const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};
-    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four"};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four", "eight"};
     for (size_t i = 0; i < sizeof three_d / sizeof three_d[0]; i++) {
         run_stencil(three_d[i], TESS_F32, s3, 3, 6, rng);
         run_stencil(three_d[i], TESS_F64, s3, 3, 2, rng);
@@ -128,6 +155,9 @@ int main(void) {
     run_stencil("star3d25", TESS_F32, big3, 3, 10, rng);
     run_stencil("hdiff", TESS_F32, hdiff3, 3, 10, rng);
     run_stencil("heat2d", TESS_F32, big2, 2, 10, rng);
+    const int64_t big512[] = {512, 512, 512};
+    run_stencil("heat3d", TESS_F32, big512, 3, 10, rng);
+    run_stencil("heat3d_x4", TESS_F32, big512, 3, 12, rng);
     gsl_rng_free(rng);
     return check_finish("test_stencil_gpu");
 }
