@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "reductions/sum.h"
 #include "search/search.h"
+#include "stencils/family.h"
 #include "stencils/heat3d.h"
 #ifdef TESS_HAVE_CUDA
 #include "core/cuda/cuda_backend.h"
@@ -23,6 +24,8 @@ static void register_all(void) {
 #endif
     if (!status) status = tess_op_register(&tess_op_heat3d);
     if (!status) status = tess_op_register(&tess_op_sum);
+    /* the stencil library; names registered above (heat3d) keep their operator */
+    if (!status) status = tess_stencils_register_builtin();
     if (!status) status = tess_search_register_builtin();
     if (status) snprintf(message, sizeof message, "%s", tess_errmsg());
 }

@@ -39,6 +39,7 @@ void cli_print_config_json(const char *config);
 
 int cmd_tune(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_strategies(int argc, char **argv);

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Multi-step runs: heat3d matches the float64 reference after 100 steps, fields
+# go through netCDF files, and bad inputs get one-line errors.
+set -u
+tessera=$1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export TESSERA_DB="$scratch/records.db"
+failures=0
+total=0
+check() {
+    local what=$1
+    shift
+    total=$((total + 1))
+    if ! "$@"; then echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+fails_with() {   # fails_with PATTERN command...: exit 1 and the message on one line
+    local pattern=$1
+    shift
+    "$@" >/dev/null 2>"$scratch/err"
+    [ $? -eq 1 ] && grep -q -- "$pattern" "$scratch/err" && [ "$(wc -l <"$scratch/err")" -eq 1 ]
+}
+
+"$tessera" run heat3d --shape 40x36x32 --steps 100 --check --output "$scratch/heat.nc" >"$scratch/heat.txt"
+check "heat3d runs 100 steps and passes the check" test $? -eq 0
+err=$(sed -n 's/.*after 100 steps: \([^ ]*\) .*/\1/p' "$scratch/heat.txt")
+check "heat3d after 100 steps is within the f32 tolerance of float64 ($err)" \
+    python3 -c "import sys; sys.exit(0 if float('$err') <= 1e-5 else 1)"
+check "the output is netCDF with the field" sh -c "ncdump -h '$scratch/heat.nc' | grep -q 'float u(z, y, x)'"
+
+"$tessera" run varcoef3d --shape 24x20x16 --steps 5 --output "$scratch/vc.nc" >/dev/null
+check "varcoef3d writes u and k" sh -c "ncdump -h '$scratch/vc.nc' | grep -q 'float k(z, y, x)'"
+"$tessera" run varcoef3d --shape 24x20x16 --steps 5 --input "$scratch/vc.nc" --check >/dev/null
+check "a run restarts from its own output" test $? -eq 0
+
+check "a missing variable is named" fails_with "no variable 'k'" \
+    "$tessera" run varcoef3d --shape 40x36x32 --steps 1 --input "$scratch/heat.nc"
+check "a wrong shape is named" fails_with "points along 'z'" \
+    "$tessera" run heat3d --shape 41x36x32 --steps 1 --input "$scratch/heat.nc"
+check "a wrong rank is named" fails_with "dimensions" \
+    "$tessera" run heat2d --shape 36x32 --steps 1 --input "$scratch/heat.nc"
+echo "not netcdf" >"$scratch/bad.nc"
+check "an unreadable file is named" fails_with "bad.nc" \
+    "$tessera" run heat3d --shape 40x36x32 --steps 1 --input "$scratch/bad.nc"
+"$tessera" run sum --steps 1 >/dev/null 2>&1
+check "a non-stencil is refused as a usage error" test $? -eq 2
+
+echo "$((total - failures)) passed, $failures failed"
+[ "$failures" -eq 0 ]
