@@ -60,6 +60,9 @@ typedef struct tess_backend_ops {
     void (*release)(void *ctx, void *dptr);
     tess_status (*upload)(void *ctx, void *dptr, const void *host, size_t bytes);
     tess_status (*download)(void *ctx, void *host, const void *dptr, size_t bytes);
+    /* Sets every byte to 0xFF: NaN in f16, bf16, f32 and f64, so elements a
+     * kernel leaves unwritten are found. */
+    tess_status (*poison)(void *ctx, void *dptr, size_t bytes);
     tess_status (*load)(void *ctx, const tess_blob *bin, const tess_kernel_source *src,
                         void **module, tess_kernel_metrics *metrics);
     void (*unload)(void *ctx, void *module);

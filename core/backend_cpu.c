@@ -201,6 +201,12 @@ static tess_status cpu_copy(void *ctx, void *dst, const void *src, size_t bytes)
     return TESS_OK;
 }
 
+static tess_status cpu_poison(void *ctx, void *dptr, size_t bytes) {
+    (void)ctx;
+    memset(dptr, 0xff, bytes);
+    return TESS_OK;
+}
+
 static tess_status cpu_load(void *ctx, const tess_blob *bin, const tess_kernel_source *src,
                             void **module, tess_kernel_metrics *metrics) {
     (void)ctx;
@@ -358,6 +364,7 @@ static const tess_backend_ops cpu_backend = {
     .release = cpu_release,
     .upload = cpu_copy,
     .download = cpu_copy,
+    .poison = cpu_poison,
     .load = cpu_load,
     .unload = cpu_unload,
     .run = cpu_run,

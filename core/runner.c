@@ -84,9 +84,6 @@ typedef struct child_state {
     void *ctx;
     void *dbuf[MAX_SETS][TESS_MAX_BUFFERS];
     void *check;                    /* host copy of an output being verified */
-    void *poison;                   /* NaN-filled host buffer */
-    tess_dtype poison_dtype;        /* the element type it holds NaNs of */
-    int64_t largest_out;            /* bytes of the largest output */
 } child_state;
 
 static tess_status child_setup(child_state *cs) {
@@ -107,11 +104,8 @@ static tess_status child_setup(child_state *cs) {
                 if (st) return st;
             }
         }
-    cs->largest_out = (int64_t)largest_out;
     cs->check = malloc(largest_out ? largest_out : 1);
-    cs->poison = malloc(largest_out ? largest_out : 1);
-    if (!cs->check || !cs->poison) return tess_error(TESS_ERR_NOMEM, "verification buffers");
-    cs->poison_dtype = TESS_DTYPE_COUNT;   /* nothing poisoned yet */
+    if (!cs->check) return tess_error(TESS_ERR_NOMEM, "verification buffer");
     return TESS_OK;
 }
 
@@ -128,16 +122,9 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
         return st != TESS_ERR_RUNTIME;
     }
     bool healthy = true;
-    for (int b = 0; b < r->problem->nbuf && !st; b++) {
-        const tess_buffer_spec *spec = &r->problem->spec[b];
-        if (spec->role != TESS_BUF_OUT) continue;
-        if (cs->poison_dtype != spec->dtype) {
-            for (int64_t i = 0; i < cs->largest_out / (int64_t)tess_dtype_size(spec->dtype); i++)
-                tess_dtype_store(cs->poison, spec->dtype, i, NAN);
-            cs->poison_dtype = spec->dtype;
-        }
-        st = r->be->upload(cs->ctx, cs->dbuf[0][b], cs->poison, tess_buffer_bytes(spec));
-    }
+    for (int b = 0; b < r->problem->nbuf && !st; b++)
+        if (r->problem->spec[b].role == TESS_BUF_OUT)
+            st = r->be->poison(cs->ctx, cs->dbuf[0][b], tess_buffer_bytes(&r->problem->spec[b]));
     if (!st) st = r->be->run(cs->ctx, module, cs->dbuf[0], r->problem->nbuf);
     if (st) {
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());

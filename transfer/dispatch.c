@@ -104,6 +104,7 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
         st = be->alloc(k->ctx, tess_buffer_bytes(&p->spec[b]) + 1, &dev[b]);
         if (!st && p->spec[b].role == TESS_BUF_IN)
             st = be->upload(k->ctx, dev[b], p->host[b], tess_buffer_bytes(&p->spec[b]));
+        if (!st && p->spec[b].role == TESS_BUF_OUT) st = be->poison(k->ctx, dev[b], tess_buffer_bytes(&p->spec[b]));
     }
     bool ok = true;
     if (!st) st = be->run(k->ctx, k->module, dev, p->nbuf);

@@ -172,3 +172,13 @@ tess_status tess_cuda_download(void *ctx, void *host, const void *dptr, size_t b
     if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "copying from the device");
     return TESS_OK;
 }
+
+tess_status tess_cuda_poison(void *ctx, void *dptr, size_t bytes) {
+    tess_cuda_context *c = ctx;
+    tess_status st = tess_cuda_bind(c);
+    if (st) return st;
+    CUresult r = c->drv->cuMemsetD8Async((CUdeviceptr)(uintptr_t)dptr, 0xff, bytes, c->stream);
+    if (r == CUDA_SUCCESS) r = c->drv->cuStreamSynchronize(c->stream);
+    if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "poisoning an output");
+    return TESS_OK;
+}

@@ -23,7 +23,7 @@
     X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                                              \
     X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)             \
     X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                             \
-    X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) \
+    X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemsetD8Async) \
     X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                            \
     X(cuFuncGetAttribute) X(cuFuncSetAttribute)                                             \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)                        \
@@ -101,6 +101,7 @@ tess_status tess_cuda_alloc(void *ctx, size_t bytes, void **dptr);
 void tess_cuda_release(void *ctx, void *dptr);
 tess_status tess_cuda_upload(void *ctx, void *dptr, const void *host, size_t bytes);
 tess_status tess_cuda_download(void *ctx, void *host, const void *dptr, size_t bytes);
+tess_status tess_cuda_poison(void *ctx, void *dptr, size_t bytes);
 tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_source *src,
                            void **module, tess_kernel_metrics *metrics);
 void tess_cuda_unload(void *ctx, void *module);

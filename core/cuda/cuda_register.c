@@ -15,6 +15,7 @@ static const tess_backend_ops cuda_backend = {
     .release = tess_cuda_release,
     .upload = tess_cuda_upload,
     .download = tess_cuda_download,
+    .poison = tess_cuda_poison,
     .load = tess_cuda_load,
     .unload = tess_cuda_unload,
     .run = tess_cuda_run,
