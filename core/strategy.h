@@ -13,12 +13,22 @@
 #include "space.h"
 #include "types.h"
 
+/* A measurement of a similar task (another shape, operator or device)
+ * mapped into this space: prior knowledge for cost models. */
+typedef struct tess_prior {
+    tess_config config;
+    double rel_log_time;          /* log(time / that task's best time), >= 0 */
+    double weight;                /* how similar that task is, 0..1 */
+} tess_prior;
+
 typedef struct tess_strategy_options {
     uint64_t seed;
     int batch;                    /* preferred batch size */
     int budget;                   /* evaluations the run may take (0: unknown) */
     const tess_config *warm;      /* warm-start configs, best first (borrowed); may be NULL */
     int nwarm;
+    const tess_prior *priors;     /* cost-model priors from similar tasks (borrowed); may be NULL */
+    int npriors;
 } tess_strategy_options;
 
 typedef struct tess_strategy_ops {

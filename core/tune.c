@@ -56,7 +56,8 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
     if (o->budget <= 0 && o->seconds <= 0 && o->window <= 0)
         return tess_error(TESS_ERR_ARG, "a search needs a budget, a time limit or a convergence window");
     int batch = o->batch > 0 ? o->batch : (ev->batch > 0 ? ev->batch : 8);
-    tess_strategy_options so = {.seed = o->seed, .batch = batch, .budget = o->budget};
+    tess_strategy_options so = {.seed = o->seed, .batch = batch, .budget = o->budget,
+                                .priors = o->priors, .npriors = o->npriors};
     loop_state ls = {.o = o, .out = out};
     tess_status st = o->strategy->create(ev->space, &so, &ls.strategy_state);
     if (st) return st;

@@ -21,6 +21,9 @@ typedef struct tess_tune_loop_options {
      * default, warm starts); duplicates and illegal ones are skipped. */
     const tess_config *seeds;
     int nseeds;
+    /* Measurements of similar tasks that pre-train the strategy's cost model. */
+    const tess_prior *priors;
+    int npriors;
     tess_result_fn on_result;   /* every result, as it arrives; may be NULL */
     void *user;
 } tess_tune_loop_options;

@@ -3,7 +3,8 @@
  * each recently proposed a config among the best tenth (a bandit in the
  * manner of OpenTuner's). All
  * techniques share one experience pool and its cost model; the run starts
- * from the warm-start configs when there are any. */
+ * from the warm-start configs when there are any, and priors from similar
+ * tasks pre-train the cost model. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,9 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     int slots[NTECH] = {0};
     for (int s = k; s < max; s++) {
         if (g->pool->n < MODEL_START) {
-            slots[0]++;
+            /* with priors from similar tasks the cost model is ready at once:
+             * it shares the early slots with the Gaussian process */
+            slots[tess_pool_has_priors(g->pool) && s % 2 ? 1 : 0]++;
             continue;
         }
         int best = 0;

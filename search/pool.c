@@ -41,6 +41,15 @@ tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o
         memcpy(pool->warm, o->warm, (size_t)o->nwarm * sizeof *pool->warm);
         pool->nwarm = o->nwarm;
     }
+    if (o && o->priors && o->npriors > 0) {
+        pool->priors = malloc((size_t)o->npriors * sizeof *pool->priors);
+        if (!pool->priors) {
+            tess_pool_destroy(pool);
+            return tess_error(TESS_ERR_NOMEM, "search: no memory for priors");
+        }
+        for (int i = 0; i < o->npriors; i++)
+            if (tess_space_valid(s, &o->priors[i].config)) pool->priors[pool->npriors++] = o->priors[i];
+    }
     *out = pool;
     return TESS_OK;
 }
@@ -54,6 +63,7 @@ void tess_pool_destroy(tess_pool *pool) {
     free(pool->time_ms);
     free(pool->status);
     free(pool->warm);
+    free(pool->priors);
     free(pool->rest);
     tess_gbt_destroy(pool->model);
     free(pool);
@@ -227,16 +237,37 @@ int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *ou
     return n;
 }
 
+bool tess_pool_has_priors(const tess_pool *pool) { return pool->npriors > 0; }
+
 const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs) {
-    if (pool->nok < min_obs || pool->nok == 0) return NULL;
-    if (pool->model && pool->model_n == pool->n) return pool->model;
+    /* priors count until the run has as many successes of its own */
+    bool priors = pool->npriors > 0 && pool->nok < pool->npriors;
+    if (!priors && (pool->nok < min_obs || pool->nok == 0)) return NULL;
+    if (pool->model && pool->model_n == pool->n && pool->model_priors == priors) return pool->model;
     if (!pool->model) pool->model = tess_gbt_create(pool->nfeat, MODEL_TREES, MODEL_DEPTH, MODEL_RATE);
-    double *y = malloc((size_t)pool->n * sizeof *y);
-    bool ok = pool->model && y && tess_pool_log_times(pool, FAIL_MARGIN, y) &&
-              tess_gbt_fit(pool->model, pool->features, y, pool->n) == TESS_OK;
+    int rows = (pool->nok > 0 ? pool->n : 0) + (priors ? pool->npriors : 0);
+    double *x = malloc((size_t)(rows ? rows : 1) * (size_t)pool->nfeat * sizeof *x);
+    double *y = malloc((size_t)(rows ? rows : 1) * sizeof *y);
+    bool ok = pool->model && x && y;
+    int m = 0;
+    if (ok && pool->nok > 0) {
+        /* own observations, as log time relative to the best: comparable with the priors */
+        ok = tess_pool_log_times(pool, FAIL_MARGIN, y);
+        double base = log(tess_pool_best_time(pool));
+        for (int i = 0; i < pool->n; i++) y[i] -= base;
+        memcpy(x, pool->features, (size_t)pool->n * (size_t)pool->nfeat * sizeof *x);
+        m = pool->n;
+    }
+    for (int i = 0; ok && priors && i < pool->npriors; i++, m++) {
+        tess_space_encode(pool->space, &pool->priors[i].config, x + (size_t)m * (size_t)pool->nfeat);
+        y[m] = pool->priors[i].rel_log_time;
+    }
+    ok = ok && tess_gbt_fit(pool->model, x, y, m) == TESS_OK;
+    free(x);
     free(y);
     if (!ok) return NULL;
     pool->model_n = pool->n;
+    pool->model_priors = priors;
     return pool->model;
 }
 

@@ -34,12 +34,18 @@ typedef struct tess_pool {
     size_t nrest, next_rest;
     bool rest_built;
     bool exhausted;
-    /* the shared cost model (log time), refitted lazily */
+    /* measurements of similar tasks, for the cost model while own data is scarce */
+    tess_prior *priors;
+    int npriors;
+    /* the shared cost model (log time relative to the best), refitted lazily */
     tess_gbt *model;
     int model_n;             /* observations it was fitted to */
+    bool model_priors;       /* whether the fit included the priors */
 } tess_pool;
 
 tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out);
+/* Whether the run has priors from similar tasks. */
+bool tess_pool_has_priors(const tess_pool *pool);
 void tess_pool_destroy(tess_pool *pool);
 
 /* Marks c proposed if it is legal and new; returns whether it was. */
@@ -59,8 +65,10 @@ int tess_pool_top(const tess_pool *pool, int k, int *idx);
  * (information without an infinity); y has pool->n entries. False if nothing succeeded. */
 bool tess_pool_log_times(const tess_pool *pool, double fail_margin, double *y);
 
-/* The cost model fitted to every observation so far (log time, failures as
- * slow); NULL while fewer than `min_obs` observations succeeded. */
+/* The cost model fitted to every observation so far (log time relative to
+ * the best, failures as slow) and, while there are fewer own successes than
+ * priors, to the priors from similar tasks; NULL while fewer than `min_obs`
+ * observations succeeded and there are no priors. */
 const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs);
 /* The model's prediction for a config. */
 double tess_pool_predict(const tess_pool *pool, const tess_config *c);

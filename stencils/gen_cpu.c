@@ -340,5 +340,7 @@ tess_status tess_stencil_cpu_emit(const tess_spec *s, const tess_task *t, const 
     snprintf(out->launch[0].entry, sizeof out->launch[0].entry, "%s_cpu", s->name);
     emit_entry(&b, &p, out->launch[0].entry);
     out->nlaunches = 1;
+    /* Lets select() and min/max vectorise; values are the same as without. */
+    snprintf(out->options, sizeof out->options, "-fno-trapping-math");
     return tess_strbuf_finish(&b, &out->code);
 }

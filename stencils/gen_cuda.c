@@ -4,7 +4,7 @@
  * Without streaming a 3D block covers BZ planes, one per thread. With
  * streaming (3D) a block walks up a chunk of z: each field read along its
  * own column (u[-1,0,0], u[1,0,0]) keeps that column in a register queue,
- * loading one new value per step; reads within the plane come from a
+ * loading one new value per plane; reads within the plane come from a
  * shared-memory tile staged once per plane, or through the read-only cache.
  * Loads that may fall outside the grid (queues, staging) are wrapped on
  * periodic axes and clamped on fixed ones; the values so clamped are only

@@ -226,7 +226,8 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
                     .t0 = tess_now()};
     tess_tune_loop_options lo = {.strategy = strategy, .budget = opt.budget, .seconds = opt.seconds,
                                  .window = opt.window, .seed = opt.seed, .batch = opt.batch,
-                                 .seeds = seeds, .nseeds = warm.n + 1, .on_result = on_result, .user = &rec};
+                                 .seeds = seeds, .nseeds = warm.n + 1,
+                                 .priors = warm.priors, .npriors = warm.npriors, .on_result = on_result, .user = &rec};
     tess_tune_outcome out;
     st = tess_tune_loop(ev, &lo, &out);
     if (!st && rec.db_error) st = tess_error(rec.db_error, "recording results: %s", tess_errmsg());

@@ -132,13 +132,15 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
     qsort(g.c, (size_t)g.n, sizeof *g.c, by_similarity);
     int nsrc = 0;   /* tasks of other families are no guide: they fall under the threshold */
     while (nsrc < g.n && nsrc < max_sources && g.c[nsrc].similarity >= TESS_WARM_MIN_SIMILARITY) nsrc++;
+    int keep = per_source > TESS_WARM_PRIORS_PER_SOURCE ? per_source : TESS_WARM_PRIORS_PER_SOURCE;
     top_results *tops = calloc((size_t)(nsrc ? nsrc : 1), sizeof *tops);
     out->configs = malloc((size_t)(nsrc * per_source + 1) * sizeof *out->configs);
+    out->priors = malloc((size_t)(nsrc * keep + 1) * sizeof *out->priors);
     tess_config_set *seen = tess_config_set_create();
-    if (!tops || !out->configs || !seen) st = tess_error(TESS_ERR_NOMEM, "warm start");
+    if (!tops || !out->configs || !out->priors || !seen) st = tess_error(TESS_ERR_NOMEM, "warm start");
     for (int i = 0; i < nsrc && !st; i++) {
-        tops[i].max = per_source;
-        tops[i].rows = calloc((size_t)per_source, sizeof *tops[i].rows);
+        tops[i].max = keep;
+        tops[i].rows = calloc((size_t)keep, sizeof *tops[i].rows);
         if (!tops[i].rows) st = tess_error(TESS_ERR_NOMEM, "warm start");
         if (!st) st = tess_records_foreach(db, g.c[i].summary.task_key, g.c[i].summary.device_key,
                                            keep_fastest, &tops[i]);
@@ -156,6 +158,15 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
                 tess_config_set_add(seen, &c))
                 out->configs[out->n++] = c;
         }
+    /* Priors: every kept measurement, timed relative to its task's best. */
+    for (int i = 0; i < nsrc && !st; i++)
+        for (int k = 0; k < tops[i].n; k++) {
+            tess_prior *p = &out->priors[out->npriors];
+            if (tess_config_map(space, tops[i].rows[k].config, &p->config) != TESS_OK) continue;
+            p->rel_log_time = log(tops[i].rows[k].time_ms / tops[i].rows[0].time_ms);
+            p->weight = out->sources[i].similarity;
+            out->npriors++;
+        }
     for (int i = 0; i < nsrc; i++) free(tops[i].rows);
     free(tops);
     free(g.c);
@@ -166,8 +177,10 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
 
 void tess_warm_start_free(tess_warm_start *w) {
     free(w->configs);
+    free(w->priors);
     w->configs = NULL;
-    w->n = 0;
+    w->priors = NULL;
+    w->n = w->npriors = 0;
 }
 
 void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len) {

@@ -9,6 +9,7 @@
 
 #include "core/records.h"
 #include "core/space.h"
+#include "core/strategy.h"
 #include "features.h"
 
 #define TESS_WARM_MAX_SOURCES 8
@@ -22,16 +23,22 @@ typedef struct tess_warm_source {
     double best_ms;
 } tess_warm_source;
 
+/* Measurements per source task kept as cost-model priors. */
+#define TESS_WARM_PRIORS_PER_SOURCE 64
+
 typedef struct tess_warm_start {
     tess_config *configs;       /* legal, distinct, most promising first (malloc'd) */
     int n;
+    tess_prior *priors;         /* the sources' fastest measurements, mapped (malloc'd) */
+    int npriors;
     tess_warm_source sources[TESS_WARM_MAX_SOURCES];
     int nsources;
 } tess_warm_start;
 
 /* Builds a warm start for `target` from the records in db, excluding the
  * target task on its own device. At most max_sources tasks, per_source
- * configs from each. An empty result (n == 0) is not an error. */
+ * configs from each as warm starts, and up to TESS_WARM_PRIORS_PER_SOURCE
+ * measurements from each as priors. An empty result (n == 0) is not an error. */
 tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *target,
                                   const tess_space *space, int max_sources, int per_source,
                                   tess_warm_start *out);

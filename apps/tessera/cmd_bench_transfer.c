@@ -47,8 +47,8 @@ int tess_cmd_bench_transfer(int argc, char **argv) {
     tess_status st = tess_transfer_bench(argv[optind], argv[optind + 1], strategy, (int)repeats, (int)budget,
                                          (int)top, &r);
     if (st) return cli_fail_status(st);
-    printf("transfer %s -> %s, strategy %s, %d runs of %d evaluations, warm start of %d configs\n",
-           r.source, r.target, strategy, r.runs, r.budget, r.nwarm);
+    printf("transfer %s -> %s, strategy %s, %d runs of %d evaluations, warm start of %d configs"
+           " and %d cost-model priors\n", r.source, r.target, strategy, r.runs, r.budget, r.nwarm, r.npriors);
     printf("  target optimum %.4g ms; random sampling expects %.1f evaluations to get within 5%%\n",
            r.target_optimum_ms, r.random_expected);
     printf("  evaluations to within 5%% (median):  cold");
@@ -56,6 +56,12 @@ int tess_cmd_bench_transfer(int argc, char **argv) {
     printf("   warm");
     evals(r.warm_median);
     printf("   gain %.1fx\n", isfinite(r.cold_median) && isfinite(r.warm_median) ? r.cold_median / r.warm_median : 0);
+    printf("  evaluations to within 1%% (median):  cold");
+    evals(r.cold_median_1pct);
+    printf("   warm");
+    evals(r.warm_median_1pct);
+    printf("   gain %.1fx\n", isfinite(r.cold_median_1pct) && isfinite(r.warm_median_1pct)
+                                ? r.cold_median_1pct / r.warm_median_1pct : 0);
     printf("  the source's best config alone reaches %.1f%% of the target's optimum (%s)\n",
            100 * r.best_only_ratio, r.best_only_ratio >= 1 / 1.05 ? "within 5%: 1 evaluation" : "not within 5%");
     return EXIT_OK;
