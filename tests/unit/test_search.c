@@ -218,50 +218,6 @@ static void test_finds_optimum(void) {
     tess_space_destroy(s);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-
-/* Proposing a batch of 16 after 500 observations takes less than 50 ms. */
-static void test_propose_time(void) {
-#ifdef SANITIZED
-    printf("propose time: not checked under sanitizers\n");
-#else
-    tess_space *s = synthetic_space();
-    for (int i = 0; i < tess_strategy_count(); i++) {
-        const tess_strategy_ops *ops = tess_strategy_at(i);
-        tess_strategy_options o = {.seed = 4, .batch = 16};
-        void *state = NULL;
-        CHECK_OK(ops->create(s, &o, &state));
-        double worst = 0;
-        int done = 0;
-        while (done < 600) {
-            tess_config out[16];
-            int n = 0;
-            double t0 = tess_now();
-            CHECK_OK(ops->propose(state, out, 16, &n));
-            double ms = 1e3 * (tess_now() - t0);
-            if (done >= 500 && ms > worst) worst = ms;
-            if (n == 0) break;
-            for (int k = 0; k < n; k++) {
-                tess_outcome status;
-                double t = synthetic_time(s, &out[k], &status);
-                CHECK_OK(ops->observe(state, &out[k], status, t));
-            }
-            done += n;
-        }
-        CHECK_MSG(worst < 50, "%s: proposing 16 after 500 observations took %.1f ms", ops->name, worst);
-        printf("%-10s slowest batch of 16 after 500 observations: %.1f ms\n", ops->name, worst);
-        ops->destroy(state);
-    }
-    tess_space_destroy(s);
-#endif
-}
-
 int main(void) {
     CHECK_OK(tess_search_register_builtin());
     CHECK(tess_strategy_find("exhaustive") && tess_strategy_find("random"));
@@ -270,6 +226,5 @@ int main(void) {
     test_reproducible();
     test_warm_start();
     test_finds_optimum();
-    test_propose_time();
     return check_finish("test_search");
 }
