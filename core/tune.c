@@ -63,7 +63,8 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
     if (st) return st;
     tess_config_set *seen = tess_config_set_create();
     tess_config *proposal = malloc((size_t)batch * sizeof *proposal);
-    tess_config *keep = malloc((size_t)batch * sizeof *keep);
+    /* holds a filtered batch, or all the seed configs */
+    tess_config *keep = malloc((size_t)(batch > o->nseeds ? batch : o->nseeds) * sizeof *keep);
     if (!seen || !proposal || !keep) {
         st = tess_error(TESS_ERR_NOMEM, "search loop");
         goto done;

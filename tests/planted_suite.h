@@ -89,6 +89,18 @@ static int planted_suite(const tess_backend_ops *be, const tess_device *dev, con
     CHECK(out.found && (int)tess_config_get(ev->space, &out.best.config, "mode") == 0);
     CHECK(out.counts[TESS_RESULT_OK] == 2 && out.counts[TESS_RESULT_TIMEOUT] == 2);
     CHECK_MSG(strstr(out.stop_reason, "exhausted") != NULL, "%s", out.stop_reason);
+
+    /* more seed configs than a batch holds: all evaluated first, in order */
+    tess_config three[3];
+    CHECK_OK(tess_config_parse(ev->space, "mode=good,unroll=2", &three[0]));
+    CHECK_OK(tess_config_parse(ev->space, "mode=wrong,unroll=2", &three[1]));
+    CHECK_OK(tess_config_parse(ev->space, "mode=good,unroll=1", &three[2]));
+    seen seeded = {0};
+    tess_tune_loop_options lo3 = {.strategy = tess_strategy_find("random"), .budget = 3, .batch = 1,
+                                  .seeds = three, .nseeds = 3, .on_result = collect, .user = &seeded};
+    CHECK_OK(tess_tune_loop(ev, &lo3, &out));
+    CHECK(out.evaluations == 3 && seeded.n == 3);
+    for (int i = 0; i < seeded.n && i < 3; i++) CHECK(tess_config_equal(&seeded.r[i].config, &three[i]));
     tess_evaluator_destroy(ev);
     return check_finish(name);
 }

@@ -110,7 +110,7 @@ static void check_c_api(void) {
         if (strcmp(tess_stencils_builtin_file(i), "hdiff.stencil") == 0) file = tess_stencils_builtin_text(i);
     tess_spec *parsed = file ? parse(file, "hdiff.stencil") : NULL;
     char *a = format(s), *b = parsed ? format(parsed) : NULL;
-    CHECK_MSG(a && b && strcmp(a, b) == 0, "C API:\n%s\n--- parsed:\n%s", a, b);
+    CHECK_MSG(a && b && strcmp(a, b) == 0, "C API:\n%s\n--- parsed:\n%s", a ? a : "(none)", b ? b : "(none)");
     CHECK(parsed && parsed->ninst == s->ninst);
 
     /* Misuse of the C API fails with a message and leaks nothing. */
