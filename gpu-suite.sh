@@ -10,7 +10,8 @@
 # on a connected Debian 12 machine), unpacked into $TESSERA_DEPS_PREFIX
 # (default /tmp/tessera-deps). TESSERA_SUITE_QUICK=1 runs smaller sweeps and
 # shorter tuning runs; TESSERA_SUITE_CONFIGS=N sweeps N random heat3d configs
-# (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out.
+# (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out; TESSERA_SUITE_ONLY=stencils
+# runs only the stencil library section after the build.
 #
 # RESULTS_DIR receives: ctest logs, the benchmark sweeps as JSON lines, the
 # tuner's JSON reports, and summary.txt (the table printed at the end).
@@ -21,6 +22,7 @@ results=${1:-$root/data/bench/gpu-$(date +%Y%m%d-%H%M%S)}
 build=$root/build-gpu
 jobs=$(nproc)
 quick=${TESSERA_SUITE_QUICK:-}
+only=${TESSERA_SUITE_ONLY:-}   # "stencils": build, then only the stencil section
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 t0=$(date +%s)
@@ -61,6 +63,8 @@ if [ $build_rc -ne 0 ]; then
 fi
 export TESSERA_CACHE=$build/kernel-cache TESSERA_DB=$results/records.db
 rm -rf "$TESSERA_CACHE"
+
+if [ -z "$only" ]; then
 
 # --- tests ------------------------------------------------------------------------
 say "tests: ctest -L gpu, and the NVRTC template test"
@@ -148,6 +152,25 @@ if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && grep -q '^cuda:.*sm_' "$results/devic
     done
 fi
 
+fi   # end of the sections skipped by TESSERA_SUITE_ONLY
+
+# --- the stencil library on cuda: tuned, against the calibrated copy and a naive kernel ---
+if [ -z "$only" ] || [ "$only" = stencils ]; then
+    cli=$build/tessera
+    [ -n "$quick" ] && stencil_n=30 || stencil_n=60
+    say "stencils: calibrate, a hand-written naive heat3d, then tessera tune per stencil ($stencil_n evaluations)"
+    "$cli" calibrate --backend cuda 2>&1 | tee "$results/calibrate-stencils.txt"
+    timeout 120 "$build/tests/bench_naive_heat3d" 512 2>&1 | tee "$results/naive-heat3d.txt" || failures+=("naive heat3d")
+    for spec in "heat3d 512x512x512 f32" "heat3d 512x512x512 f64" "box3d27 512x512x512 f32" \
+                "star3d25 512x512x512 f32" "varcoef3d 512x512x512 f32" "hdiff 80x256x256 f32" \
+                "hdiff 80x512x512 f32" "heat2d 8192x8192 f32" "advect2d 8192x8192 f32"; do
+        set -- $spec
+        timeout 150 "$cli" tune "$1" --shape "$2" --dtype "$3" --backend cuda --budget $stencil_n --transfer off \
+            --db "$results/stencils.db" --json > "$results/stencil-$1-$2-$3.json" 2> "$results/stencil-$1-$2-$3.err" ||
+            failures+=("stencil $1 $2 $3")
+    done
+fi
+
 # --- summary ----------------------------------------------------------------------------
 say "summary"
 python3 - "$results" "${failures[@]+"${failures[@]}"}" <<'EOF' | tee "$results/summary.txt"
@@ -196,6 +219,18 @@ for shape in ("512x512x512", "320x320x640"):
                 shape, mode, j["best"]["time_ms"], j["best"]["gbps"], j["default_ms"], j["warm_configs"]))
         except (ValueError, KeyError, TypeError):
             if text: print("heat3d %s transfer %s: no JSON report" % (shape, mode))
+print(read("naive-heat3d.txt").strip().splitlines()[-1] if read("naive-heat3d.txt").strip() else "")
+names = sorted(n for n in os.listdir(results) if n.startswith("stencil-") and n.endswith(".json"))
+if names:
+    print("%-34s %10s %10s %8s %10s  %s" % ("stencil (tuned on cuda)", "copy GB/s", "GB/s", "of copy", "vs default", "best config"))
+for name in names:
+    try:
+        j = json.loads(read(name))
+        b = j["best"]
+        print("%-34s %10.0f %10.0f %7.1f%% %9.2fx  %s" % ("%s %s %s" % (j["op"], j["shape"], j["dtype"]), j["ceiling_gbps"],
+              b["gbps"], 100 * j["fraction_of_ceiling"], j["speedup_over_default"], b["config_text"]))
+    except (ValueError, KeyError, TypeError):
+        print("%-34s no result (%s)" % (name, read(name.replace(".json", ".err")).strip()[-120:]))
 print("failures: " + (", ".join(failures) if failures else "none"))
 EOF
 [ ${#failures[@]} -eq 0 ]
