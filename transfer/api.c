@@ -14,7 +14,7 @@
 #include "core/runner.h"
 #include "core/tune.h"
 #include "dispatch.h"
-#include "session.h"
+#include "request.h"
 #include "warmstart.h"
 
 struct tess_context {
@@ -60,8 +60,8 @@ tess_tune_options tess_tune_options_default(void) {
                                .window = 0};
 }
 
-tess_status tess_session_resolve(const char *op_name, const int64_t *shape, int ndim,
-                                 const char *dtype_name, const char *backend, tess_session *s) {
+tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int ndim,
+                                 const char *dtype_name, const char *backend, tess_request *s) {
     memset(s, 0, sizeof *s);
     s->op = tess_op_find(op_name);
     if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", op_name);
@@ -86,7 +86,7 @@ tess_status tess_session_resolve(const char *op_name, const int64_t *shape, int 
     return st;
 }
 
-tess_status tess_session_ceilings(tess_records *db, tess_session *s, bool *measured_now) {
+tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measured_now) {
     if (measured_now) *measured_now = false;
     int64_t id;
     tess_status st = tess_records_put_device(db, &s->device, &id);
@@ -133,7 +133,7 @@ static void on_result(const tess_result *r, void *user) {
 
 /* The warm start that opt->transfer asks for: from this context's records,
  * another records database, or an exported JSON-lines file. */
-static tess_status warm_start(tess_context *ctx, const tess_tune_options *opt, const tess_session *s,
+static tess_status warm_start(tess_context *ctx, const tess_tune_options *opt, const tess_request *s,
                               const tess_space *space, tess_warm_start *out) {
     memset(out, 0, sizeof *out);
     const char *source = opt->transfer ? opt->transfer : "auto";
@@ -181,15 +181,15 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
                       const char *dtype, const char *backend, const tess_tune_options *opt_in,
                       tess_tune_report *report) {
     tess_tune_options opt = opt_in ? *opt_in : tess_tune_options_default();
-    tess_session s;
-    tess_status st = tess_session_resolve(op, shape, ndim, dtype, backend, &s);
+    tess_request s;
+    tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
     if (st) return st;
     const char *strategy_name = opt.strategy ? opt.strategy : tess_strategy_default_name();
     const tess_strategy_ops *strategy = tess_strategy_find(strategy_name);
     if (!strategy)
         return tess_error(TESS_ERR_ARG, "unknown strategy '%s' (see `tessera strategies`)",
                           strategy_name);
-    st = tess_session_ceilings(ctx->db, &s, NULL);
+    st = tess_request_ceilings(ctx->db, &s, NULL);
     if (st) return st;
     int64_t device_id, task_id, run_id;
     st = tess_records_put_device(ctx->db, &s.device, &device_id);
@@ -264,8 +264,8 @@ tess_dispatch_options tess_dispatch_options_default(void) {
 
 tess_status tess_kernel_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
                             const char *dtype, const char *backend, tess_kernel **out) {
-    tess_session s;
-    tess_status st = tess_session_resolve(op, shape, ndim, dtype, backend, &s);
+    tess_request s;
+    tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
     return st ? st : tess_kernel_create(ctx->db, &s, false, out);
 }
 
@@ -278,8 +278,8 @@ tess_status tess_dispatch(tess_context *ctx, const char *op, const int64_t *shap
         return TESS_OK;
     }
     tess_dispatch_options o = opt ? *opt : tess_dispatch_options_default();
-    tess_session s;
-    tess_status st = tess_session_resolve(op, shape, ndim, dtype, backend, &s);
+    tess_request s;
+    tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
     if (st) return st;
     if (o.online_budget > 0 || o.online_seconds > 0) {
         tess_record_row best;

@@ -14,7 +14,7 @@
 #include "warmstart.h"
 
 struct tess_kernel {
-    tess_session s;
+    tess_request s;
     tess_space *space;
     tess_kernel_source src;
     void *ctx;
@@ -26,7 +26,7 @@ struct tess_kernel {
 };
 
 /* Compiles and loads config c of the session's task in this process. */
-static tess_status kernel_build(const tess_session *s, const tess_config *c, const char *origin,
+static tess_status kernel_build(const tess_request *s, const tess_config *c, const char *origin,
                                 tess_kernel **out) {
     tess_kernel *k = calloc(1, sizeof *k);
     if (!k) return tess_error(TESS_ERR_NOMEM, "kernel");
@@ -61,7 +61,7 @@ static tess_status kernel_build(const tess_session *s, const tess_config *c, con
 
 /* The config to run: the exact record, else the most similar tuned task's
  * best mapped into this space, else the default. */
-static tess_status choose_config(tess_records *db, const tess_session *s, tess_config *c,
+static tess_status choose_config(tess_records *db, const tess_request *s, tess_config *c,
                                  const char **origin, char *note, size_t note_len) {
     tess_space *space;
     tess_status st = s->op->space(&s->task, &s->device, &space);
@@ -132,7 +132,7 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
     return st;
 }
 
-tess_status tess_kernel_create(tess_records *db, const tess_session *s, bool verify, tess_kernel **out) {
+tess_status tess_kernel_create(tess_records *db, const tess_request *s, bool verify, tess_kernel **out) {
     tess_config c;
     const char *origin;
     char note[512];

@@ -4,11 +4,11 @@
 #define TESS_DISPATCH_H
 
 #include <stdbool.h>
-#include "session.h"
+#include "request.h"
 
 /* Chooses (exact, transfer, default), compiles and loads; with verify,
  * checks the first run and falls back to the default on a mismatch. */
-tess_status tess_kernel_create(tess_records *db, const tess_session *s, bool verify, tess_kernel **out);
+tess_status tess_kernel_create(tess_records *db, const tess_request *s, bool verify, tess_kernel **out);
 
 typedef struct tess_kernel_cache tess_kernel_cache;
 tess_kernel_cache *tess_kernel_cache_create(void);

@@ -8,7 +8,7 @@
 #include "core/error.h"
 #include "core/records.h"
 #include "transfer/library.h"
-#include "transfer/session.h"
+#include "transfer/request.h"
 
 static void help(void) {
     printf("usage: tessera db export [-o FILE] [--task KEY] [--device KEY] [--db PATH]\n"

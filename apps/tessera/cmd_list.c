@@ -9,7 +9,7 @@
 #include "core/runner.h"
 #include "core/strategy.h"
 #include "transfer/builtin.h"
-#include "transfer/session.h"
+#include "transfer/request.h"
 
 /* Commands without options but --help. */
 static int no_options(const char *cmd, int argc, char **argv, const char *usage) {

@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "core/error.h"
 #include "core/records.h"
-#include "transfer/session.h"
+#include "transfer/request.h"
 
 static void help(void) {
     printf("usage: tessera show OP [--shape ZxYxX] [--dtype T] [--backend B] [--config TEXT] [--db PATH]\n\n"
@@ -45,12 +45,12 @@ int cmd_show(int argc, char **argv) {
     tess_context *ctx;
     tess_status st = tess_open(&ctx, t.db);
     if (st) return cli_fail_status(st);
-    tess_session s;
+    tess_request s;
     tess_space *space = NULL;
     tess_kernel_source src = {0};
     tess_config cfg;
     char origin[64] = "the template's default";
-    st = tess_session_resolve(t.op, t.shape, t.ndim, t.dtype, t.backend, &s);
+    st = tess_request_resolve(t.op, t.shape, t.ndim, t.dtype, t.backend, &s);
     if (!st) st = s.op->space(&s.task, &s.device, &space);
     if (!st && config_text) {
         st = tess_config_parse(space, config_text, &cfg);

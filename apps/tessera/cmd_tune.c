@@ -9,7 +9,7 @@
 #include "core/records.h"
 #include "core/strategy.h"
 #include "core/types.h"
-#include "transfer/session.h"
+#include "transfer/request.h"
 
 static void help(void) {
     printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64] [--backend cpu|cuda]\n"

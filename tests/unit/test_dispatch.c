@@ -9,7 +9,7 @@
 #include "planted.h"
 #include "stencils/heat3d.h"
 #include "transfer/builtin.h"
-#include "transfer/session.h"
+#include "transfer/request.h"
 
 int main(void) {
     char dir[] = "/tmp/tessera-dispatch-XXXXXX";
@@ -72,9 +72,9 @@ int main(void) {
     CHECK_MSG(k2 && strstr(tess_kernel_note(k2), "heat3d:f32:16x16x16"), "%s", k2 ? tess_kernel_note(k2) : "");
 
     /* a recorded best that computes wrong values falls back to the default */
-    tess_session s;
+    tess_request s;
     const int64_t n[1] = {4096};
-    CHECK_OK(tess_session_resolve("planted", n, 1, "f32", "cpu", &s));
+    CHECK_OK(tess_request_resolve("planted", n, 1, "f32", "cpu", &s));
     int64_t dev_id, task_id, run_id;
     tess_records *r = tess_context_records(ctx);
     CHECK_OK(tess_records_put_device(r, &s.device, &dev_id));
