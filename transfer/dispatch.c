@@ -25,7 +25,7 @@ struct tess_kernel {
     char note[600];
 };
 
-/* Compiles and loads config c of the session's task in this process. */
+/* Compiles and loads config c of the request's task in this process. */
 static tess_status kernel_build(const tess_request *s, const tess_config *c, const char *origin,
                                 tess_kernel **out) {
     tess_kernel *k = calloc(1, sizeof *k);
