@@ -129,7 +129,7 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
         free(g.c);
         return st;
     }
-    qsort(g.c, (size_t)g.n, sizeof *g.c, by_similarity);
+    if (g.n > 1) qsort(g.c, (size_t)g.n, sizeof *g.c, by_similarity);
     int nsrc = 0;   /* tasks of other families are no guide: they fall under the threshold */
     while (nsrc < g.n && nsrc < max_sources && g.c[nsrc].similarity >= TESS_WARM_MIN_SIMILARITY) nsrc++;
     int keep = per_source > TESS_WARM_PRIORS_PER_SOURCE ? per_source : TESS_WARM_PRIORS_PER_SOURCE;
