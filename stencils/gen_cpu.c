@@ -81,16 +81,7 @@ typedef struct ref_ctx {
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const ref_ctx *r = user;
     const tess_spec *s = r->s;
-    char name[64];
-    if (e->ref == TESS_REF_PARAM) {
-        tess_strbuf_puts(b, e->name);
-        return;
-    }
-    if (e->ref == TESS_REF_INST) {
-        tess_gen_inst_name(s, e->index, name, sizeof name);
-        tess_strbuf_puts(b, name);
-        return;
-    }
+    if (tess_gen_print_named_ref(b, s, e)) return;
     const tess_spec_field *f = &s->field[e->index];
     tess_strbuf_printf(b, "%s[%s(", f->name, f->rank < s->rank ? "IDX2" : "IDX");
     for (int a = s->rank - f->rank; a < s->rank; a++) {

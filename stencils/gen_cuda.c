@@ -171,16 +171,7 @@ static void queue_name(tess_strbuf *b, const char *field, int dz) {
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const tess_cuda_plan *p = user;
     const tess_spec *s = p->s;
-    char name[64];
-    if (e->ref == TESS_REF_PARAM) {
-        tess_strbuf_puts(b, e->name);
-        return;
-    }
-    if (e->ref == TESS_REF_INST) {
-        tess_gen_inst_name(s, e->index, name, sizeof name);
-        tess_strbuf_puts(b, name);
-        return;
-    }
+    if (tess_gen_print_named_ref(b, s, e)) return;
     int f = e->index, r = s->rank, dz = r == 3 ? e->off[0] : 0;
     const char *fname = s->field[f].name;
     bool centre_column = e->off[r - 1] == 0 && e->off[r - 2] == 0;

@@ -32,16 +32,7 @@ static bool is_state(const tess_spec *s, int f) {
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const tb_ctx *c = user;
     const tess_spec *s = c->p->s;
-    char name[64];
-    if (e->ref == TESS_REF_PARAM) {
-        tess_strbuf_puts(b, e->name);
-        return;
-    }
-    if (e->ref == TESS_REF_INST) {
-        tess_gen_inst_name(s, e->index, name, sizeof name);
-        tess_strbuf_puts(b, name);
-        return;
-    }
+    if (tess_gen_print_named_ref(b, s, e)) return;
     int f = e->index;
     if (is_state(s, f)) {   /* the previous step's ring */
         tess_strbuf_printf(b, "%s__s%d[SLOT(", s->field[f].name, c->step - 1);

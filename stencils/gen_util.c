@@ -123,3 +123,17 @@ tess_status tess_gen_check_task(const tess_spec *s, const tess_task *t) {
     }
     return TESS_OK;
 }
+
+bool tess_gen_print_named_ref(tess_strbuf *b, const tess_spec *s, const tess_expr *e) {
+    if (e->ref == TESS_REF_PARAM) {
+        tess_strbuf_puts(b, e->name);
+        return true;
+    }
+    if (e->ref == TESS_REF_INST) {
+        char name[64];
+        tess_gen_inst_name(s, e->index, name, sizeof name);
+        tess_strbuf_puts(b, name);
+        return true;
+    }
+    return false;
+}

@@ -15,6 +15,10 @@
 void tess_gen_number(tess_strbuf *b, double v, tess_dtype real);
 /* The local variable of instance i: "lap", "lap__xp1", "flx__zm1_yp2". */
 void tess_gen_inst_name(const tess_spec *s, int i, char *buf, size_t len);
+/* Prints a reference that is written the same in every generator (a
+ * parameter, or an instance of an intermediate) and returns true; false for
+ * field references, which each generator prints its own way. */
+bool tess_gen_print_named_ref(tess_strbuf *b, const tess_spec *s, const tess_expr *e);
 /* C type of field f's elements: "float" or "double". */
 const char *tess_gen_ctype(const tess_spec *s, int f, tess_dtype real);
 /* "z + 1", "x - 2", "y": grid coordinate `var` moved by off. */
