@@ -1,12 +1,6 @@
 #!/usr/bin/env bash
 # Bad input gets a one-line error naming the problem and exit code 1 or 2.
-set -u
-tessera=$1
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-export TESSERA_DB="$scratch/records.db"
-failures=0
-total=0
+source "$(dirname "$0")/harness.bash"
 
 # expect CODE PATTERN -- command...: exit code and a stderr line matching PATTERN
 expect() {
@@ -49,5 +43,4 @@ for cmd in tune show ops strategies devices calibrate db; do
         echo "FAIL: tessera $cmd --help"; failures=$((failures + 1))
     fi
 done
-echo "$((total - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

@@ -1,19 +1,7 @@
 #!/usr/bin/env bash
 # Multi-step runs: heat3d matches the float64 reference after 100 steps, fields
 # go through netCDF files, and bad inputs get one-line errors.
-set -u
-tessera=$1
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-export TESSERA_DB="$scratch/records.db"
-failures=0
-total=0
-check() {
-    local what=$1
-    shift
-    total=$((total + 1))
-    if ! "$@"; then echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/harness.bash"
 fails_with() {   # fails_with PATTERN command...: exit 1 and the message on one line
     local pattern=$1
     shift
@@ -45,5 +33,4 @@ check "an unreadable file is named" fails_with "bad.nc" \
 "$tessera" run sum --steps 1 >/dev/null 2>&1
 check "a non-stencil is refused as a usage error" test $? -eq 2
 
-echo "$((total - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

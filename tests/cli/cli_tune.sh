@@ -2,19 +2,7 @@
 # End to end: tune records every result, show prints source that compiles,
 # export/import round-trips, a killed tuner keeps what it recorded, and two
 # tuners can write one database at once.
-set -u
-tessera=$1
-scratch=$(mktemp -d)
-trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$scratch"' EXIT
-export TESSERA_DB="$scratch/records.db"
-failures=0
-total=0
-check() {   # check DESCRIPTION CONDITION...
-    local what=$1
-    shift
-    total=$((total + 1))
-    if ! "$@"; then echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/harness.bash"
 count_results() { "$tessera" db export --db "$1" 2>/dev/null | wc -l; }
 
 "$tessera" calibrate --backend cpu >"$scratch/cal.txt"
@@ -75,5 +63,4 @@ wait $b; rb=$?
 check "both concurrent tuners succeed" test $ra -eq 0 -a $rb -eq 0
 check "the shared database holds both runs" test "$(count_results "$scratch/shared.db")" -eq 10
 
-echo "$((total - failures)) passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish
