@@ -125,6 +125,17 @@ static void finish_param(param *q) {
     q->enc_hi = positive ? log(hi) : 0;
 }
 
+/* Completes parameter q (its values, and labels if any, already set) and adds it to s. */
+static tess_status commit_param(tess_space *s, param *q, const char *name, int n, int default_index) {
+    snprintf(q->name, sizeof q->name, "%s", name);
+    q->n = n;
+    q->default_index = default_index;
+    finish_param(q);
+    s->np++;
+    drop_legal_cache(s);
+    return TESS_OK;
+}
+
 tess_status tess_space_add(tess_space *s, const char *name, int n, const double *values,
                            int default_index) {
     tess_status st = check_new_param(s, name, n, default_index);
@@ -142,13 +153,7 @@ tess_status tess_space_add(tess_space *s, const char *name, int n, const double 
     q->values = malloc((size_t)n * sizeof(double));
     if (!q->values) return tess_error(TESS_ERR_NOMEM, "space: no memory for parameter '%s'", name);
     memcpy(q->values, values, (size_t)n * sizeof(double));
-    snprintf(q->name, sizeof q->name, "%s", name);
-    q->n = n;
-    q->default_index = default_index;
-    finish_param(q);
-    s->np++;
-    drop_legal_cache(s);
-    return TESS_OK;
+    return commit_param(s, q, name, n, default_index);
 }
 
 static bool is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -208,13 +213,7 @@ tess_status tess_space_add_labels(tess_space *s, const char *name, int n,
         free(q->values);
         return tess_error(TESS_ERR_NOMEM, "space: no memory for parameter '%s'", name);
     }
-    snprintf(q->name, sizeof q->name, "%s", name);
-    q->n = n;
-    q->default_index = default_index;
-    finish_param(q);
-    s->np++;
-    drop_legal_cache(s);
-    return TESS_OK;
+    return commit_param(s, q, name, n, default_index);
 }
 
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
