@@ -10,8 +10,10 @@
 # on a connected Debian 12 machine), unpacked into $TESSERA_DEPS_PREFIX
 # (default /tmp/tessera-deps). TESSERA_SUITE_QUICK=1 runs smaller sweeps and
 # shorter tuning runs; TESSERA_SUITE_CONFIGS=N sweeps N random heat3d configs
-# (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out; TESSERA_SUITE_ONLY=stencils
-# runs only the stencil library section after the build.
+# (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out; TESSERA_SUITE_ONLY=LIST
+# runs only the listed sections after the build (comma-separated, of: tests,
+# sweeps, compile, tuner, rate, record, transfer, stencils). TESSERA_SUITE_RECORD
+# sets the records' sample sizes (see the record section).
 #
 # RESULTS_DIR receives: ctest logs, the benchmark sweeps as JSON lines, the
 # tuner's JSON reports, and summary.txt (the table printed at the end).
@@ -22,7 +24,8 @@ results=${1:-$root/data/bench/gpu-$(date +%Y%m%d-%H%M%S)}
 build=$root/build-gpu
 jobs=$(nproc)
 quick=${TESSERA_SUITE_QUICK:-}
-only=${TESSERA_SUITE_ONLY:-}   # "stencils": build, then only the stencil section
+only=${TESSERA_SUITE_ONLY:-}
+want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 t0=$(date +%s)
@@ -64,23 +67,24 @@ fi
 export TESSERA_CACHE=$build/kernel-cache TESSERA_DB=$results/records.db
 rm -rf "$TESSERA_CACHE"
 
-if [ -z "$only" ]; then
-
 # --- tests ------------------------------------------------------------------------
-say "tests: ctest -L gpu, and the NVRTC template test"
-(cd "$build" && ctest -L gpu --output-on-failure 2>&1 | tee "$results/ctest-gpu.log")
-(cd "$build" && ctest -R test_cuda_templates --output-on-failure 2>&1 | tee "$results/ctest-templates.log")
-for log in ctest-gpu ctest-templates; do
-    grep -q "100% tests passed" "$results/$log.log" || failures+=("$log")
-    grep -q "(Skipped)" "$results/$log.log" && failures+=("$log: skipped tests")
-done
+if want tests; then
+    say "tests: ctest -L gpu, and the NVRTC template test"
+    (cd "$build" && ctest -L gpu --output-on-failure 2>&1 | tee "$results/ctest-gpu.log")
+    (cd "$build" && ctest -R test_cuda_templates --output-on-failure 2>&1 | tee "$results/ctest-templates.log")
+    for log in ctest-gpu ctest-templates; do
+        grep -q "100% tests passed" "$results/$log.log" || failures+=("$log")
+        grep -q "(Skipped)" "$results/$log.log" && failures+=("$log: skipped tests")
+    done
+fi
 
 # --- benchmarks: sweeps of the cuda spaces against the calibrated copy --------------
-say "benchmarks"
 bench=$build/bench_cuda
-cc -std=c11 -O2 -fopenmp -D_GNU_SOURCE -I"$root" -I"$root/core" -I"$root/tests" ${TESSERA_DEPS_CFLAGS:-} \
-    "$root/tests/gpu/bench_cuda.c" -L"$build" ${TESSERA_DEPS_LDFLAGS:-} -ltessera -lgsl -lgslcblas -lm \
-    -Wl,-rpath,"$build" -o "$bench" || failures+=("bench build")
+if want sweeps; then
+    cc -std=c11 -O2 -fopenmp -D_GNU_SOURCE -I"$root" -I"$root/core" -I"$root/tests" ${TESSERA_DEPS_CFLAGS:-} \
+        "$root/tests/gpu/bench_cuda.c" -L"$build" ${TESSERA_DEPS_LDFLAGS:-} -ltessera -lgsl -lgslcblas -lm \
+        -Wl,-rpath,"$build" -o "$bench" || failures+=("bench build")
+fi
 sweeps=$results/sweeps.jsonl
 if [ -n "$quick" ]; then
     n_heat=300 n_sum=100 tune_big=60 tune_small=100 tune_sum=40 tune_limit=60
@@ -92,21 +96,33 @@ run_bench() {
     "$bench" "$@" 2>&1 | tee -a "$results/bench.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || failures+=("bench $*")
 }
-run_bench sweep heat3d 512x512x512 f32 $n_heat "$jobs" "$sweeps"
-run_bench sweep sum 1073741824 f32 $n_sum "$jobs" "$sweeps"
-run_bench sweep heat3d 512x512x512 f64 $((n_heat / 3)) "$jobs" "$sweeps"
-run_bench sweep sum 268435456 f64 $((n_sum / 2)) "$jobs" "$sweeps"
-# Compile throughput from an empty cache: one process, then one per core.
-for w in 1 "$jobs"; do
-    TESSERA_CACHE=$(mktemp -d) run_bench compile heat3d 256x256x256 f32 $((w == 1 ? 24 : 320)) "$w"
-done
+if want sweeps; then
+    say "sweeps of the cuda spaces"
+    run_bench sweep heat3d 512x512x512 f32 $n_heat "$jobs" "$sweeps"
+    run_bench sweep sum 1073741824 f32 $n_sum "$jobs" "$sweeps"
+    run_bench sweep heat3d 512x512x512 f64 $((n_heat / 3)) "$jobs" "$sweeps"
+    run_bench sweep sum 268435456 f64 $((n_sum / 2)) "$jobs" "$sweeps"
+    # Compile throughput from an empty cache: one process, then one per core.
+    for w in 1 "$jobs"; do
+        TESSERA_CACHE=$(mktemp -d) run_bench compile heat3d 256x256x256 f32 $((w == 1 ? 24 : 320)) "$w"
+    done
+fi
+if want compile; then
+    say "compile pool: small kernels, heat3d and sum configs, 1 process and one per core"
+    for op in small heat3d sum; do
+        [ $op = small ] && n=$((40 * jobs)) || n=$((20 * jobs))
+        TESSERA_CACHE=$(mktemp -d) timeout 200 "$build/tests/bench_compile_pool" cuda $n "$jobs" $op 2>&1 |
+            tee -a "$results/compile-pool.txt" || failures+=("compile pool $op")
+    done
+fi
 
 # --- the tuner end to end (calibrate, tune) ------------------------------------------
-say "tuner"
 cli=$build/tessera
-if [ "${TESSERA_SUITE_TUNER:-1}" = 0 ]; then
-    echo "skipped (TESSERA_SUITE_TUNER=0)"
-elif "$cli" devices 2>&1 | tee "$results/devices.txt" | grep -q '^cuda:.*sm_'; then
+"$cli" devices > "$results/devices.txt" 2>&1
+has_cuda() { grep -q '^cuda:.*sm_' "$results/devices.txt"; }
+has_cuda || { echo "the tuner sees no cuda device (devices.txt)"; failures+=("tessera devices"); }
+if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && want tuner && has_cuda; then
+    say "tuner" 
     timeout $tune_limit "$cli" calibrate --backend cuda 2>&1 | tee "$results/calibrate.txt"
     timeout $tune_limit "$cli" tune heat3d --shape 512x512x512 --dtype f32 --backend cuda --budget $tune_big --json \
         > "$results/tune-heat3d-512.json" 2> "$results/tune-heat3d-512.err" || failures+=("tune heat3d 512")
@@ -118,31 +134,35 @@ elif "$cli" devices 2>&1 | tee "$results/devices.txt" | grep -q '^cuda:.*sm_'; t
         tee "$results/tune-rate.txt"
     timeout $tune_limit "$cli" tune sum --shape 1073741824 --dtype f32 --backend cuda --budget $tune_sum --json \
         > "$results/tune-sum.json" 2> "$results/tune-sum.err" || failures+=("tune sum")
-else
-    echo "the tuner sees no cuda device (devices.txt)"
-    failures+=("tessera devices")
 fi
 
 # --- end-to-end rate, spaces recorded for replay, warm starts on related shapes ----------
-if [ -n "$quick" ]; then rate_n=150 rec_heat=300 rec_sum=150 warm_n=30; else rate_n=300 rec_heat=600 rec_sum=300 warm_n=60; fi
-if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && grep -q '^cuda:.*sm_' "$results/devices.txt" 2>/dev/null; then
-    say "end-to-end rate once the compile pool is warm (fresh kernel cache)"
-    TESSERA_CACHE=$(mktemp -d) timeout 240 "$build/tests/bench_tune_rate" cuda heat3d 256x256x256 $rate_n 2>&1 |
-        tee "$results/tune-rate-warm.txt" || failures+=("bench_tune_rate")
+if [ -n "$quick" ]; then rate_n=150 warm_n=30; else rate_n=300 warm_n=60; fi
+# Spaces recorded for replay: "OP SHAPE SAMPLE" entries separated by commas.
+record_list=${TESSERA_SUITE_RECORD:-"heat3d 256x256x256 600,sum 67108864 720"}
+if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && has_cuda; then
+    if want rate; then
+        say "end-to-end rate once the compile pool is warm (fresh kernel cache)"
+        TESSERA_CACHE=$(mktemp -d) timeout 240 "$build/tests/bench_tune_rate" cuda heat3d 256x256x256 $rate_n 2>&1 |
+            tee "$results/tune-rate-warm.txt" || failures+=("bench_tune_rate")
+    fi
+    if want record; then
+        say "spaces recorded for replay (tessera record)"
+        IFS=, read -ra records <<< "$record_list"
+        for spec in "${records[@]}"; do
+            set -- $spec
+            timeout 300 "$cli" record "$1" --shape "$2" --backend cuda --budget "$3" --db "$results/record.db" \
+                -o "$results/space-$1-$2.jsonl" 2>&1 | tail -1 | tee -a "$results/record.txt" ||
+                failures+=("record $1 $2")
+        done
+    fi
 
-    say "spaces recorded for replay (tessera record)"
-    for spec in "heat3d 256x256x256 $rec_heat" "sum 67108864 $rec_sum"; do
-        set -- $spec
-        timeout 300 "$cli" record "$1" --shape "$2" --backend cuda --budget "$3" --db "$results/record.db" \
-            -o "$results/space-$1-$2.jsonl" 2>&1 | tee -a "$results/record.txt" || failures+=("record $1")
-    done
-
-    say "warm starts: heat3d tuned at 256^3 and 384^3, then 512^3 and 320x320x640 cold and warm"
-    for shape in 256x256x256 384x384x384; do
+    want transfer && say "warm starts: heat3d tuned at 256^3 and 384^3, then 512^3 and 320x320x640 cold and warm"
+    want transfer && for shape in 256x256x256 384x384x384; do
         timeout 300 "$cli" tune heat3d --shape $shape --backend cuda --budget $warm_n --transfer off \
             --db "$results/transfer-sources.db" --json > "$results/transfer-source-$shape.json" || failures+=("tune $shape")
     done
-    for shape in 512x512x512 320x320x640; do
+    want transfer && for shape in 512x512x512 320x320x640; do
         for mode in off auto; do
             cp "$results/transfer-sources.db" "$results/transfer-$shape-$mode.db"
             timeout 300 "$cli" tune heat3d --shape $shape --backend cuda --budget $warm_n --transfer $mode \
@@ -152,10 +172,8 @@ if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && grep -q '^cuda:.*sm_' "$results/devic
     done
 fi
 
-fi   # end of the sections skipped by TESSERA_SUITE_ONLY
-
 # --- the stencil library on cuda: tuned, against the calibrated copy and a naive kernel ---
-if [ -z "$only" ] || [ "$only" = stencils ]; then
+if want stencils; then
     cli=$build/tessera
     [ -n "$quick" ] && stencil_n=30 || stencil_n=60
     say "stencils: calibrate, a hand-written naive heat3d, then tessera tune per stencil ($stencil_n evaluations)"
@@ -197,6 +215,7 @@ for k, r in best.items():
           100 * r["gbps"] / r["copy_gbps"], r["config"]))
 for line in read("bench.log").splitlines():
     if line.startswith("COMPILE"): print(line)
+print(read("compile-pool.txt").strip())
 for name in ("tune-heat3d-512.json", "tune-heat3d-256.json", "tune-sum.json"):
     text = read(name)
     try:

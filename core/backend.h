@@ -75,6 +75,14 @@ typedef struct tess_backend_ops {
                         int nbufs, int reps, double *ms, tess_kernel_metrics *metrics);
     /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
     tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
+    /* Optional: compares n elements of an output with a reference, both in
+     * the backend's memory, by the test of tess_problem_verify. counts[0]:
+     * unwritten elements (NaN where the reference is not), counts[1]: the
+     * first one's index; counts[2], counts[3]: the same for wrong elements
+     * (INT64_MAX when there is none). TESS_ERR_ARG for a dtype it cannot
+     * compare: the caller then compares on the host. */
+    tess_status (*compare)(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
+                           double tol, double scale, int64_t counts[4]);
 } tess_backend_ops;
 
 tess_status tess_backend_register(const tess_backend_ops *ops);

@@ -11,6 +11,7 @@
 #include "device.h"
 #include "op.h"
 #include "result.h"
+#include "runner.h"
 #include "space.h"
 #include "task.h"
 
@@ -53,5 +54,15 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t,
                                      const tess_backend_ops *be, const tess_device *dev,
                                      const tess_hw_options *o, tess_evaluator **out);
 void tess_evaluator_destroy(tess_evaluator *ev);
+
+/* Where a hardware evaluator's time went so far (seconds). */
+typedef struct tess_hw_profile {
+    tess_runner_profile runner;
+    double compile_wait_s;      /* waiting for the compile pool with nothing to run */
+    double report_s;            /* in on_result callbacks (records, progress) */
+} tess_hw_profile;
+
+/* TESS_ERR_ARG when ev is not a hardware evaluator. */
+tess_status tess_evaluator_hw_profile(const tess_evaluator *ev, tess_hw_profile *out);
 
 #endif

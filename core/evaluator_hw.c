@@ -18,6 +18,7 @@ typedef struct hw_impl {
     tess_runner *runner;
     tess_compile_pool *pool;        /* started at the first evaluation */
     double typical_ms;              /* first successful run time: sets the watchdog */
+    double compile_wait_s, report_s;
 } hw_impl;
 
 tess_hw_options tess_hw_options_default(void) {
@@ -55,6 +56,12 @@ static void compile_failed(tess_result *res, const tess_compiled *c) {
     tess_result_fail(res, TESS_RESULT_COMPILE_ERROR, "%.480s", log);
 }
 
+static void report(hw_impl *h, tess_result_fn on_result, const tess_result *res, void *user) {
+    double t0 = tess_now();
+    on_result(res, user);
+    h->report_s += tess_now() - t0;
+}
+
 static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, int n,
                                tess_result_fn on_result, void *user) {
     hw_impl *h = ev->impl;
@@ -86,7 +93,7 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
             submitted++;
             continue;
         }
-        on_result(&res[i], user);
+        report(h, on_result, &res[i], user);
     }
     /* On the cpu, compiling while timing would disturb the timings: collect
      * every binary first. Elsewhere, run each as soon as it is compiled. */
@@ -94,7 +101,9 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
     int order[n > 0 ? n : 1];
     while (!fatal && collected < submitted) {
         tess_compiled c;
+        double t0 = tess_now();
         tess_status st = tess_compile_pool_next(h->pool, &c);
+        h->compile_wait_s += tess_now() - t0;
         if (st) {
             fatal = st;
             break;
@@ -107,7 +116,7 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
             compile_failed(&res[c.tag], &c);
         else
             finish(ev, h, &c.binary, &src[c.tag], &res[c.tag], &fatal);
-        on_result(&res[c.tag], user);
+        report(h, on_result, &res[c.tag], user);
     }
     if (h->be->exclusive_timing)
         for (int k = 0; k < collected && !fatal; k++) {
@@ -116,7 +125,7 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
                 compile_failed(&res[i], &done[i]);
             else
                 finish(ev, h, &done[i].binary, &src[i], &res[i], &fatal);
-            on_result(&res[i], user);
+            report(h, on_result, &res[i], user);
         }
     for (int i = 0; i < n; i++) {
         tess_kernel_source_free(&src[i]);
@@ -134,6 +143,15 @@ static void hw_destroy(tess_evaluator *ev) {
 }
 
 static const tess_evaluator_ops hw_ops = {.evaluate = hw_evaluate, .destroy = hw_destroy};
+
+tess_status tess_evaluator_hw_profile(const tess_evaluator *ev, tess_hw_profile *out) {
+    if (ev->ops != &hw_ops) return tess_error(TESS_ERR_ARG, "not a hardware evaluator");
+    const hw_impl *h = ev->impl;
+    tess_runner_profile_get(h->runner, &out->runner);
+    out->compile_wait_s = h->compile_wait_s;
+    out->report_s = h->report_s;
+    return TESS_OK;
+}
 
 tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_backend_ops *be,
                                      const tess_device *dev, const tess_hw_options *o,

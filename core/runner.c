@@ -24,6 +24,7 @@ struct tess_runner {
     tess_runner_options opt;
     tess_problem *problem;          /* inputs and reference outputs */
     int nsets;                      /* buffer sets rotated while timing */
+    tess_runner_profile profile;
     pid_t child;
     int to_child, from_child;
 };
@@ -32,6 +33,7 @@ struct tess_runner {
 typedef struct reply {
     int32_t fatal;                  /* the runner cannot go on (message in result) */
     int32_t child_exits;            /* the child exits after this reply (context is unusable) */
+    double load_s, check_s, time_s; /* where the child spent its time */
     tess_result result;
 } reply;
 
@@ -83,6 +85,7 @@ typedef struct child_state {
     tess_runner *r;
     void *ctx;
     void *dbuf[MAX_SETS][TESS_MAX_BUFFERS];
+    void *ref[TESS_MAX_BUFFERS];    /* reference outputs in device memory, when the backend compares */
     void *check;                    /* host copy of an output being verified */
 } child_state;
 
@@ -104,19 +107,49 @@ static tess_status child_setup(child_state *cs) {
                 if (st) return st;
             }
         }
+    for (int b = 0; b < r->problem->nbuf && r->be->compare; b++) {
+        if (r->problem->spec[b].role != TESS_BUF_OUT) continue;
+        size_t bytes = tess_buffer_bytes(&r->problem->spec[b]);
+        st = r->be->alloc(cs->ctx, bytes ? bytes : 1, &cs->ref[b]);
+        if (!st) st = r->be->upload(cs->ctx, cs->ref[b], r->problem->host[b], bytes);
+        if (st) return tess_error_context(st, "preparing the reference of '%s'", r->problem->spec[b].name);
+    }
     cs->check = malloc(largest_out ? largest_out : 1);
     if (!cs->check) return tess_error(TESS_ERR_NOMEM, "verification buffer");
     return TESS_OK;
 }
 
+/* Checks output b against the reference on the device, when the backend
+ * can. 1: correct; 0: the host must look (a mismatch, whose message the
+ * host check writes, or a dtype the backend does not compare); -1: the
+ * backend failed. */
+static int verify_on_device(child_state *cs, int b) {
+    tess_runner *r = cs->r;
+    if (!cs->ref[b]) return 0;
+    const tess_buffer_spec *spec = &r->problem->spec[b];
+    int64_t k[4];
+    tess_status st = r->be->compare(cs->ctx, cs->dbuf[0][b], cs->ref[b], spec->dtype, spec->count,
+                                    r->problem->tolerance, r->problem->scale, k);
+    if (st == TESS_ERR_ARG) {   /* not comparable there: the host checks from now on */
+        r->be->release(cs->ctx, cs->ref[b]);
+        cs->ref[b] = NULL;
+        return 0;
+    }
+    if (st) return -1;
+    return k[0] == 0 && k[2] == 0;
+}
+
 /* Runs, verifies and times one candidate. Returns false when the backend
  * context can no longer be trusted (the child must exit). */
 static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kernel_source *src,
-                          tess_result *res) {
+                          tess_result *res, reply *rep) {
     tess_runner *r = cs->r;
     void *module = NULL;
     tess_error_clear();
+    double t0 = tess_now();
     tess_status st = r->be->load(cs->ctx, bin, src, &module, &res->metrics);
+    double t1 = tess_now();
+    rep->load_s = t1 - t0;
     if (st) {
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "load: %s", tess_errmsg());
         return st != TESS_ERR_RUNTIME;
@@ -133,6 +166,13 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
     }
     for (int b = 0; b < r->problem->nbuf; b++) {
         if (r->problem->spec[b].role != TESS_BUF_OUT) continue;
+        int on_device = verify_on_device(cs, b);
+        if (on_device == 1) continue;
+        if (on_device < 0) {
+            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "verification: %s", tess_errmsg());
+            healthy = false;
+            goto done;
+        }
         st = r->be->download(cs->ctx, cs->check, cs->dbuf[0][b], tess_buffer_bytes(&r->problem->spec[b]));
         if (st) {
             tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "download: %s", tess_errmsg());
@@ -141,6 +181,8 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
         }
         if (!tess_problem_verify(r->problem, b, cs->check, res)) goto done;
     }
+    double t2 = tess_now();
+    rep->check_s = t2 - t1;
     void *const *sets[MAX_SETS];
     for (int s = 0; s < r->nsets; s++) sets[s] = cs->dbuf[s];
     tess_timing_options topt = {.min_time_s = r->opt.min_time_s,
@@ -149,6 +191,7 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
     tess_timing timing;
     st = tess_time_kernel(r->be, cs->ctx, module, sets, r->nsets, r->problem->nbuf,
                           &topt, &timing, &res->metrics);
+    rep->time_s = tess_now() - t2;
     if (st) {
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "timing: %s", tess_errmsg());
         healthy = false;
@@ -182,7 +225,7 @@ static void child_main(tess_runner *r, int in, int out) {
             rep.fatal = 1;
             snprintf(rep.result.message, sizeof rep.result.message, "%s", tess_errmsg());
         } else {
-            healthy = child_measure(&cs, &bin, &src, &rep.result);
+            healthy = child_measure(&cs, &bin, &src, &rep.result, &rep);
         }
         free(data);
         rep.child_exits = rep.fatal || !healthy;
@@ -232,11 +275,12 @@ static tess_status start_child(tess_runner *r) {
     return TESS_OK;
 }
 
-tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
-                                double timeout_s, tess_result *res) {
+static tess_status measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
+                           double timeout_s, tess_result *res) {
     if (r->child <= 0) {
         tess_status st = start_child(r);
         if (st) return st;
+        r->profile.child_starts++;
     }
     signal(SIGPIPE, SIG_IGN);
     tess_kernel_source header = *src;
@@ -271,6 +315,10 @@ tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess
         r->child = 0;
     }
     if (rep.fatal) return tess_error(TESS_ERR_RUNTIME, "%s", rep.result.message);
+    r->profile.answered++;
+    r->profile.load_s += rep.load_s;
+    r->profile.check_s += rep.check_s;
+    r->profile.time_s += rep.time_s;
     tess_config keep = res->config;
     double compile_ms = res->compile_ms;
     *res = rep.result;
@@ -278,6 +326,17 @@ tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess
     res->compile_ms = compile_ms;
     return TESS_OK;
 }
+
+tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
+                                double timeout_s, tess_result *res) {
+    double t0 = tess_now();
+    tess_status st = measure(r, bin, src, timeout_s, res);
+    r->profile.candidates++;
+    r->profile.wall_s += tess_now() - t0;
+    return st;
+}
+
+void tess_runner_profile_get(const tess_runner *r, tess_runner_profile *out) { *out = r->profile; }
 
 tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const tess_device *dev,
                                             double *gbps, double *gflops) {

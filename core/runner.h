@@ -35,6 +35,19 @@ void tess_runner_destroy(tess_runner *r);
 tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
                                 double timeout_s, tess_result *res);
 
+/* Where the runner's time went, summed over candidates (seconds). */
+typedef struct tess_runner_profile {
+    int candidates;         /* measured (every outcome) */
+    int answered;           /* of those, answered by the child (not crashed or killed) */
+    int child_starts;       /* runner processes started */
+    double wall_s;          /* in tess_runner_measure, seen from the parent */
+    double load_s;          /* child: loading binaries */
+    double check_s;         /* child: poison, first run, verification */
+    double time_s;          /* child: timed repetitions */
+} tess_runner_profile;
+
+void tess_runner_profile_get(const tess_runner *r, tess_runner_profile *out);
+
 /* Measures the backend's ceilings in an isolated child process. */
 tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const tess_device *dev,
                                             double *gbps, double *gflops);

@@ -151,10 +151,10 @@ static tess_status measure_copy(tess_cuda_context *c, CUmodule mod, unsigned res
         }
         CUdeviceptr s = (CUdeviceptr)(uintptr_t)src, t = (CUdeviceptr)(uintptr_t)dst;
         void *params[] = {&s, &t, &n};
-        double ms;
+        double ms = 0;
         st = time_launches(c, fn, variants[v].grid, params, COPY_REPS, &ms);
-        double rate = 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
-        if (!st && rate > *gbps) *gbps = rate;
+        if (!st && ms > 0 && 2.0 * (double)bytes / (ms * 1e-3) / 1e9 > *gbps)
+            *gbps = 2.0 * (double)bytes / (ms * 1e-3) / 1e9;
     }
     tess_cuda_release(c, src);
     tess_cuda_release(c, dst);
@@ -172,10 +172,10 @@ static tess_status measure_fma(tess_cuda_context *c, CUmodule mod, unsigned grid
         CUdeviceptr o = (CUdeviceptr)(uintptr_t)out;
         int iters = FMA_ITERS;
         void *params[] = {&o, &iters};
-        double ms;
+        double ms = 0;
         st = time_launches(c, fn, grid, params, FMA_REPS, &ms);
         double flops = 2.0 * FMA_CHAINS * (double)FMA_ITERS * grid * CALIBRATE_THREADS;
-        if (!st) *gflops = flops / (ms * 1e-3) / 1e9;
+        if (!st && ms > 0) *gflops = flops / (ms * 1e-3) / 1e9;
     }
     tess_cuda_release(c, out);
     return st;

@@ -104,6 +104,7 @@ void tess_cuda_close(void *ctx) {
     /* After a fault the context is unusable and these calls fail; the
      * process is about to end then, so their status does not matter. */
     if (tess_cuda_bind(c) == TESS_OK) {
+        tess_cuda_compare_release(c);
         for (int i = 0; i < c->nevents; i++) c->drv->cuEventDestroy(c->events[i]);
         c->drv->cuStreamDestroy(c->stream);
     }

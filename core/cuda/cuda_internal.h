@@ -82,6 +82,9 @@ typedef struct tess_cuda_context {
     int nevents;
     tess_cuda_power *power;     /* NULL: unknown */
     bool power_tried;
+    CUmodule compare_module;    /* verification kernels, loaded on first use */
+    CUfunction compare_fn[2];   /* f32, f64 */
+    CUdeviceptr compare_counts;
 } tess_cuda_context;
 
 typedef struct tess_cuda_module {
@@ -109,6 +112,10 @@ tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                            int nbufs, int reps, double *ms, tess_kernel_metrics *metrics);
 tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops);
+tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
+                              double tol, double scale, int64_t counts[4]);
+/* Frees the verification kernels (context current). */
+void tess_cuda_compare_release(tess_cuda_context *c);
 
 /* Makes the context current in the calling thread. */
 tess_status tess_cuda_bind(tess_cuda_context *c);

@@ -21,6 +21,7 @@ static const tess_backend_ops cuda_backend = {
     .run = tess_cuda_run,
     .time = tess_cuda_time,
     .calibrate = tess_cuda_calibrate,
+    .compare = tess_cuda_compare,
 };
 
 tess_status tess_cuda_register(void) { return tess_backend_register(&cuda_backend); }

@@ -5,6 +5,10 @@
  *
  *   bench_compile_pool BACKEND [KERNELS] [WORKERS] [OP]   (defaults: 64, the core count, heat3d)
  *
+ * OP "small" (cuda) compiles small kernels instead of an operator's configs:
+ * an elementwise a*x+b with distinct constants, a few lines of CUDA, which
+ * measures the compiler's fixed cost per kernel.
+ *
  * NVRTC needs no GPU: without one, the cuda backend compiles for an sm_90
  * descriptor (an H200's), so compile throughput can be measured anywhere.
  */
@@ -17,6 +21,24 @@
 #include "core/error.h"
 #include "core/types.h"
 #include "transfer/builtin.h"
+
+/* A small CUDA kernel, distinct for each i. */
+static tess_status small_kernel(int i, tess_kernel_source *src) {
+    memset(src, 0, sizeof *src);
+    src->code = malloc(512);
+    if (!src->code) return tess_error(TESS_ERR_NOMEM, "kernel source");
+    snprintf(src->code, 512,
+             "// small kernel %d\n"
+             "extern \"C\" __global__ void axpb(const float *x, float *y, int n)\n"
+             "{\n"
+             "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+             "    if (i < n) y[i] = %d.5f * x[i] + %d.25f;\n"
+             "}\n",
+             i, i % 97 + 1, i / 97);
+    snprintf(src->options, sizeof src->options, "--minimal");
+    src->nlaunches = 1;
+    return TESS_OK;
+}
 
 /* Compiles `count` kernels with `workers` processes; returns compiles per second. */
 static double throughput(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
@@ -31,8 +53,12 @@ static double throughput(const tess_backend_ops *be, const tess_device *dev, con
     tess_kernel_source *src = calloc((size_t)count, sizeof *src);
     for (int i = 0; i < count && !st; i++) {
         tess_config c;
-        st = tess_space_sample(space, rng, &c);
-        if (!st) st = op->emit(task, dev, space, &c, &src[i]);
+        if (!op) {
+            st = small_kernel(i, &src[i]);
+        } else {
+            st = tess_space_sample(space, rng, &c);
+            if (!st) st = op->emit(task, dev, space, &c, &src[i]);
+        }
         if (!st) {
             /* a unique comment defeats the disk cache */
             size_t n = strlen(src[i].code) + 64;
@@ -86,16 +112,21 @@ int main(int argc, char **argv) {
         fprintf(stderr, "backend %s unavailable: %s\n", argv[1], tess_errmsg());
         return 1;
     }
-    if (!op) {
+    bool small = strcmp(op_name, "small") == 0;
+    if (small && strcmp(be->name, "cuda") != 0) {
+        fprintf(stderr, "small kernels are CUDA source: use the cuda backend\n");
+        return 2;
+    }
+    if (!op && !small) {
         fprintf(stderr, "unknown operator %s\n", op_name);
         return 1;
     }
     tess_task task;
-    tess_space *space;
+    tess_space *space = NULL;
     int64_t shape[4];
     int ndim;
-    if (tess_shape_parse(op->default_shape, shape, &ndim) || tess_task_init(&task, op_name, TESS_F32, shape, ndim) ||
-        op->space(&task, &dev, &space)) {
+    if (!small && (tess_shape_parse(op->default_shape, shape, &ndim) || tess_task_init(&task, op_name, TESS_F32, shape, ndim) ||
+        op->space(&task, &dev, &space))) {
         fprintf(stderr, "%s\n", tess_errmsg());
         return 1;
     }

@@ -1,13 +1,14 @@
 /*
  * bench_tune_rate.c - end-to-end evaluation rate: candidates compiled,
  * verified and timed per second once the compile pool is warm (the first
- * batch is excluded), with a fresh kernel cache.
+ * batch is excluded), with a fresh kernel cache, and where the time went.
  *
  *   bench_tune_rate BACKEND OP SHAPE [EVALUATIONS]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "core/error.h"
+#include "core/evaluator.h"
 #include "core/tune.h"
 #include "transfer/builtin.h"
 
@@ -60,6 +61,15 @@ int main(int argc, char **argv) {
            c.ok, tess_now() - t0);
     printf("  first batch of %d: %.2f s; after it: %.1f candidates/s\n", c.first_batch,
            c.t_after_first_batch - t0, warm);
+    tess_hw_profile p;
+    if (!tess_evaluator_hw_profile(ev, &p) && p.runner.candidates > 0) {
+        double n = p.runner.candidates, a = p.runner.answered > 0 ? p.runner.answered : 1;
+        printf("  per candidate (ms): runner %.2f [load %.2f, poison+run+verify %.2f, timing %.2f], "
+               "waiting for the compiler %.2f, recording %.2f; runner processes started: %d\n",
+               1e3 * p.runner.wall_s / n, 1e3 * p.runner.load_s / a, 1e3 * p.runner.check_s / a,
+               1e3 * p.runner.time_s / a, 1e3 * p.compile_wait_s / n, 1e3 * p.report_s / n,
+               p.runner.child_starts);
+    }
     tess_evaluator_destroy(ev);
     return 0;
 }

@@ -1,0 +1,123 @@
+/*
+ * cuda_compare.c - verification on the device: a candidate's output is
+ * compared with a device copy of the reference by a kernel of our own, so a
+ * correct candidate costs two reads of its output at device bandwidth
+ * instead of a copy to the host and a host pass. Only the counts and first
+ * indices come back (32 bytes); atomics are issued only by threads that saw
+ * a bad element, so the common, correct case has none.
+ *
+ * The test is the host's (problem.c), in double precision: an element is
+ * unwritten when it is NaN and the reference is not, wrong when
+ * !(|got - want| <= tol * (scale + |want|)).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuda_internal.h"
+#include "error.h"
+
+#define COMPARE_THREADS 256
+
+static const char compare_source[] =
+    "// Verification kernels of the cuda backend.\n"
+    "// counts: unwritten, first unwritten, wrong, first wrong.\n"
+    "template <typename T>\n"
+    "__device__ __forceinline__ void compare(const T *__restrict__ got, const T *__restrict__ want,\n"
+    "                                        long long n, double tol, double scale,\n"
+    "                                        unsigned long long *counts)\n"
+    "{\n"
+    "    unsigned long long unwritten = 0, wrong = 0;\n"
+    "    unsigned long long first_unwritten = ~0ull, first_wrong = ~0ull;\n"
+    "    const long long stride = (long long)gridDim.x * blockDim.x;\n"
+    "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n"
+    "        const double g = got[i], w = want[i];\n"
+    "        if (g != g && w == w) {\n"
+    "            if (!unwritten++) first_unwritten = i;\n"
+    "        } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {\n"
+    "            if (!wrong++) first_wrong = i;\n"
+    "        }\n"
+    "    }\n"
+    "    if (unwritten) {\n"
+    "        atomicAdd(&counts[0], unwritten);\n"
+    "        atomicMin(&counts[1], first_unwritten);\n"
+    "    }\n"
+    "    if (wrong) {\n"
+    "        atomicAdd(&counts[2], wrong);\n"
+    "        atomicMin(&counts[3], first_wrong);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "tess_compare_f32(const float *got, const float *want, long long n, double tol, double scale,\n"
+    "                 unsigned long long *counts)\n"
+    "{\n"
+    "    compare(got, want, n, tol, scale, counts);\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "tess_compare_f64(const double *got, const double *want, long long n, double tol, double scale,\n"
+    "                 unsigned long long *counts)\n"
+    "{\n"
+    "    compare(got, want, n, tol, scale, counts);\n"
+    "}\n";
+
+/* Compiles (through the cubin cache) and loads the kernels once per context. */
+static tess_status load_compare_module(tess_cuda_context *c) {
+    if (c->compare_module) return TESS_OK;
+    tess_device dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
+    tess_kernel_source src = {.code = (char *)compare_source, .nlaunches = 1};
+    tess_blob bin = {0};
+    char *log = NULL;
+    tess_status st = tess_cuda_compile(&dev, &src, &bin, &log);
+    free(log);
+    if (st) return tess_error_context(st, "compiling the verification kernels");
+    CUmodule mod;
+    CUresult r = c->drv->cuModuleLoadData(&mod, bin.data);
+    tess_blob_free(&bin);
+    if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "loading the verification kernels");
+    CUdeviceptr counts;
+    if ((r = c->drv->cuModuleGetFunction(&c->compare_fn[0], mod, "tess_compare_f32")) != CUDA_SUCCESS ||
+        (r = c->drv->cuModuleGetFunction(&c->compare_fn[1], mod, "tess_compare_f64")) != CUDA_SUCCESS ||
+        (r = c->drv->cuMemAlloc(&counts, 4 * sizeof(uint64_t))) != CUDA_SUCCESS) {
+        c->drv->cuModuleUnload(mod);
+        return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "preparing the verification kernels");
+    }
+    c->compare_module = mod;
+    c->compare_counts = counts;
+    return TESS_OK;
+}
+
+tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
+                              double tol, double scale, int64_t counts[4]) {
+    tess_cuda_context *c = ctx;
+    if (dtype != TESS_F32 && dtype != TESS_F64)
+        return tess_error(TESS_ERR_ARG, "the cuda backend compares f32 and f64 outputs only");
+    tess_status st = tess_cuda_bind(c);
+    if (!st) st = load_compare_module(c);
+    if (st) return st;
+    static const uint64_t init[4] = {0, UINT64_MAX, 0, UINT64_MAX};
+    uint64_t out[4];
+    CUdeviceptr g = (CUdeviceptr)(uintptr_t)got, w = (CUdeviceptr)(uintptr_t)want;
+    long long count = (long long)n;
+    void *params[] = {&g, &w, &count, &tol, &scale, &c->compare_counts};
+    unsigned grid = (unsigned)(c->sm_count * (c->max_threads_per_sm / COMPARE_THREADS));
+    if (grid == 0) grid = 1;
+    CUresult r = c->drv->cuMemcpyHtoDAsync(c->compare_counts, init, sizeof init, c->stream);
+    if (r == CUDA_SUCCESS)
+        r = c->drv->cuLaunchKernel(c->compare_fn[dtype == TESS_F64], grid, 1, 1, COMPARE_THREADS, 1, 1, 0,
+                                   c->stream, params, NULL);
+    if (r == CUDA_SUCCESS) r = c->drv->cuMemcpyDtoHAsync(out, c->compare_counts, sizeof out, c->stream);
+    if (r == CUDA_SUCCESS) r = c->drv->cuStreamSynchronize(c->stream);
+    if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "comparing an output on the device");
+    for (int i = 0; i < 4; i++) counts[i] = out[i] == UINT64_MAX ? INT64_MAX : (int64_t)out[i];
+    return TESS_OK;
+}
+
+void tess_cuda_compare_release(tess_cuda_context *c) {
+    if (!c->compare_module) return;
+    c->drv->cuMemFree(c->compare_counts);
+    c->drv->cuModuleUnload(c->compare_module);
+    c->compare_module = NULL;
+}
