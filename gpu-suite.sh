@@ -110,7 +110,7 @@ fi
 if want compile; then
     say "compile pool: small kernels, heat3d and sum configs, 1 process and one per core"
     for op in small heat3d sum; do
-        [ $op = small ] && n=$((40 * jobs)) || n=$((20 * jobs))
+        [ $op = small ] && n=$((16 * jobs)) || n=$((8 * jobs))
         TESSERA_CACHE=$(mktemp -d) timeout 200 "$build/tests/bench_compile_pool" cuda $n "$jobs" $op 2>&1 |
             tee -a "$results/compile-pool.txt" || failures+=("compile pool $op")
     done
