@@ -46,6 +46,10 @@ typedef struct tess_hw_options {
     int max_reps;               /* cap on timed repetitions */
     double timeout_s;           /* per candidate run; 0: derived from the default config's time */
     uint64_t seed;              /* input data */
+    /* > 0: a candidate whose first few timed runs are this many times slower
+     * than the best so far is not timed further (its time stays a median of
+     * those runs). 0: every candidate gets the full timing. */
+    double race_factor;
 } tess_hw_options;
 
 tess_hw_options tess_hw_options_default(void);

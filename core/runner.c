@@ -29,11 +29,18 @@ struct tess_runner {
     int to_child, from_child;
 };
 
+/* What the parent sends for each candidate, before the binary. */
+typedef struct job {
+    tess_kernel_source src;         /* code not sent */
+    double cutoff_ms;               /* timing cutoff; 0: none */
+} job;
+
 /* What the child answers for each candidate. */
 typedef struct reply {
     int32_t fatal;                  /* the runner cannot go on (message in result) */
     int32_t child_exits;            /* the child exits after this reply (context is unusable) */
     double load_s, check_s, time_s; /* where the child spent its time */
+    int32_t cut;                    /* timing stopped at the cutoff */
     tess_result result;
 } reply;
 
@@ -142,7 +149,7 @@ static int verify_on_device(child_state *cs, int b) {
 /* Runs, verifies and times one candidate. Returns false when the backend
  * context can no longer be trusted (the child must exit). */
 static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kernel_source *src,
-                          tess_result *res, reply *rep) {
+                          double cutoff_ms, tess_result *res, reply *rep) {
     tess_runner *r = cs->r;
     void *module = NULL;
     tess_error_clear();
@@ -187,7 +194,8 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
     for (int s = 0; s < r->nsets; s++) sets[s] = cs->dbuf[s];
     tess_timing_options topt = {.min_time_s = r->opt.min_time_s,
                                 .min_reps = r->opt.min_reps,
-                                .max_reps = r->opt.max_reps};
+                                .max_reps = r->opt.max_reps,
+                                .cutoff_ms = cutoff_ms};
     tess_timing timing;
     st = tess_time_kernel(r->be, cs->ctx, module, sets, r->nsets, r->problem->nbuf,
                           &topt, &timing, &res->metrics);
@@ -203,6 +211,7 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
     res->max_ms = timing.max_ms;
     res->spread = timing.spread;
     res->reps = timing.reps;
+    rep->cut = timing.cut;
 done:
     r->be->unload(cs->ctx, module);
     return healthy;
@@ -212,11 +221,11 @@ static void child_main(tess_runner *r, int in, int out) {
     child_state cs = {.r = r};
     tess_status setup = child_setup(&cs);
     for (;;) {
-        tess_kernel_source src;
+        job j;
         void *data;
         size_t size;
-        if (tess_ipc_read(in, &src, sizeof src) || tess_ipc_read_block(in, &data, &size)) _exit(0);
-        src.code = NULL;
+        if (tess_ipc_read(in, &j, sizeof j) || tess_ipc_read_block(in, &data, &size)) _exit(0);
+        j.src.code = NULL;
         tess_blob bin = {data, size};
         reply rep = {0};
         tess_result_init(&rep.result, NULL);
@@ -225,7 +234,7 @@ static void child_main(tess_runner *r, int in, int out) {
             rep.fatal = 1;
             snprintf(rep.result.message, sizeof rep.result.message, "%s", tess_errmsg());
         } else {
-            healthy = child_measure(&cs, &bin, &src, &rep.result, &rep);
+            healthy = child_measure(&cs, &bin, &j.src, j.cutoff_ms, &rep.result, &rep);
         }
         free(data);
         rep.child_exits = rep.fatal || !healthy;
@@ -276,15 +285,15 @@ static tess_status start_child(tess_runner *r) {
 }
 
 static tess_status measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
-                           double timeout_s, tess_result *res) {
+                           double timeout_s, double cutoff_ms, tess_result *res) {
     if (r->child <= 0) {
         tess_status st = start_child(r);
         if (st) return st;
         r->profile.child_starts++;
     }
     signal(SIGPIPE, SIG_IGN);
-    tess_kernel_source header = *src;
-    header.code = NULL;
+    job header = {.src = *src, .cutoff_ms = cutoff_ms};
+    header.src.code = NULL;
     if (tess_ipc_write(r->to_child, &header, sizeof header) ||
         tess_ipc_write_block(r->to_child, bin->data, bin->size)) {
         stop_child(r);
@@ -319,6 +328,7 @@ static tess_status measure(tess_runner *r, const tess_blob *bin, const tess_kern
     r->profile.load_s += rep.load_s;
     r->profile.check_s += rep.check_s;
     r->profile.time_s += rep.time_s;
+    r->profile.cut += rep.cut;
     tess_config keep = res->config;
     double compile_ms = res->compile_ms;
     *res = rep.result;
@@ -328,9 +338,9 @@ static tess_status measure(tess_runner *r, const tess_blob *bin, const tess_kern
 }
 
 tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
-                                double timeout_s, tess_result *res) {
+                                double timeout_s, double cutoff_ms, tess_result *res) {
     double t0 = tess_now();
-    tess_status st = measure(r, bin, src, timeout_s, res);
+    tess_status st = measure(r, bin, src, timeout_s, cutoff_ms, res);
     r->profile.candidates++;
     r->profile.wall_s += tess_now() - t0;
     return st;

@@ -31,15 +31,18 @@ tess_status tess_runner_create(const tess_op *op, const tess_task *t, const tess
 void tess_runner_destroy(tess_runner *r);
 
 /* Runs one compiled candidate; always fills res (status, message, times).
- * Returns an error only if the runner itself cannot go on. */
+ * cutoff_ms > 0 stops timing after a few repetitions when the candidate's
+ * median is above it (see tess_timing_options). Returns an error only if
+ * the runner itself cannot go on. */
 tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess_kernel_source *src,
-                                double timeout_s, tess_result *res);
+                                double timeout_s, double cutoff_ms, tess_result *res);
 
 /* Where the runner's time went, summed over candidates (seconds). */
 typedef struct tess_runner_profile {
     int candidates;         /* measured (every outcome) */
     int answered;           /* of those, answered by the child (not crashed or killed) */
     int child_starts;       /* runner processes started */
+    int cut;                /* timings stopped at the cutoff */
     double wall_s;          /* in tess_runner_measure, seen from the parent */
     double load_s;          /* child: loading binaries */
     double check_s;         /* child: poison, first run, verification */

@@ -75,6 +75,10 @@ typedef struct tess_tune_options {
      * context), "off", or the path of another records database or an exported
      * .jsonl file. NULL: "auto". */
     const char *transfer;
+    /* 1: time every candidate fully (as `tessera record` does, for spaces
+     * replayed later); 0: stop timing a candidate after a few runs once it
+     * is clearly slower than the best so far. */
+    int full_timing;
     tess_progress_fn progress;  /* called after each result; may be NULL */
     void *progress_user;
 } tess_tune_options;

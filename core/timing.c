@@ -47,10 +47,13 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
     int per_round = warm > 0 ? (int)ceil(250.0 * o->min_time_s / warm) : min_reps;
     if (per_round < 1) per_round = 1;
     if (per_round > max_reps) per_round = max_reps;
+    int first_round = o->cutoff_ms > 0 && min_reps < per_round ? min_reps : per_round;
+    bool cut = false;
     int n = 0;
     double total_s = 0, prev_median = NAN;
     while (!st && n < max_reps) {
-        int k = per_round < max_reps - n ? per_round : max_reps - n;
+        int round = n == 0 ? first_round : per_round;
+        int k = round < max_reps - n ? round : max_reps - n;
         st = be->time(ctx, module, sets, nsets, nbufs, k, ms + n, metrics);
         if (st) break;
         for (int i = 0; i < k; i++) total_s += ms[n + i] * 1e-3;
@@ -60,9 +63,16 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
         tess_timing_summarize(sorted, n, &t);
         bool stable = fabs(t.median_ms - prev_median) <= 0.01 * t.median_ms;
         prev_median = t.median_ms;
+        if (n >= min_reps && o->cutoff_ms > 0 && t.median_ms > o->cutoff_ms) {
+            cut = true;
+            break;
+        }
         if (n >= min_reps && total_s >= o->min_time_s && stable) break;
     }
-    if (!st) tess_timing_summarize(ms, n, out);
+    if (!st) {
+        tess_timing_summarize(ms, n, out);
+        out->cut = cut;
+    }
     free(ms);
     free(sorted);
     return st;

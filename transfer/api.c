@@ -107,6 +107,8 @@ typedef struct recorder {
     const tess_space *space;
     int64_t run_id;
     const char *strategy;
+    const tess_config *seeds;       /* the default, then the warm start, best first */
+    int nseeds;
     const tess_tune_options *opt;
     tess_tune_report *report;
     int done, budget;
@@ -114,16 +116,29 @@ typedef struct recorder {
     tess_status db_error;
 } recorder;
 
+/* Where a config came from: "default", "transfer:K" (the K-th warm start)
+ * or the strategy. Results arrive as their candidates finish, not in the
+ * order proposed, so the config itself tells. */
+static const char *origin_of(const recorder *rec, const tess_config *c, char *buf, size_t len) {
+    if (tess_config_equal(c, &rec->seeds[0])) return "default";
+    for (int i = 1; i < rec->nseeds; i++)
+        if (tess_config_equal(c, &rec->seeds[i])) {
+            snprintf(buf, len, "transfer:%d", i);
+            return buf;
+        }
+    return rec->strategy;
+}
+
 static void on_result(const tess_result *r, void *user) {
     recorder *rec = user;
-    char config[1024];
-    bool first = rec->done == 0;
+    char config[1024], label[32];
+    const char *origin = origin_of(rec, &r->config, label, sizeof label);
     rec->done++;
     if (r->status == TESS_RESULT_OK && r->time_ms < rec->best_ms) rec->best_ms = r->time_ms;
-    if (first && rec->report && r->status == TESS_RESULT_OK) rec->report->default_ms = r->time_ms;
+    if (rec->report && r->status == TESS_RESULT_OK && strcmp(origin, "default") == 0)
+        rec->report->default_ms = r->time_ms;
     if (tess_config_format(rec->space, &r->config, config, sizeof config) == TESS_OK) {
-        tess_status st = tess_records_put_result(rec->db, rec->run_id, config, r,
-                                                 first ? "default" : rec->strategy);
+        tess_status st = tess_records_put_result(rec->db, rec->run_id, config, r, origin);
         if (st && !rec->db_error) rec->db_error = st;
     }
     if (rec->opt->progress)
@@ -198,6 +213,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     tess_evaluator *ev;
     tess_hw_options hw = tess_hw_options_default();
     hw.seed = opt.seed;
+    if (opt.full_timing) hw.race_factor = 0;
     st = tess_evaluator_create_hw(s.op, &s.task, s.be, &s.device, &hw, &ev);
     if (st) return st;
     st = tess_records_begin_run(ctx->db, task_id, device_id, strategy_name, opt.seed, opt.budget, &run_id);
@@ -222,6 +238,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     tess_space_default(ev->space, &seeds[0]);
     memcpy(seeds + 1, warm.configs, (size_t)warm.n * sizeof *seeds);
     recorder rec = {.db = ctx->db, .space = ev->space, .run_id = run_id, .strategy = strategy_name,
+                    .seeds = seeds, .nseeds = warm.n + 1,
                     .opt = &opt, .report = report, .budget = opt.budget, .best_ms = INFINITY,
                     .t0 = tess_now()};
     tess_tune_loop_options lo = {.strategy = strategy, .budget = opt.budget, .seconds = opt.seconds,

@@ -209,6 +209,7 @@ int cmd_record(int argc, char **argv) {
     a.opt.budget = 2000;
     a.opt.strategy = "random";
     a.opt.transfer = "off";
+    a.opt.full_timing = 1;   /* replayed spaces need every time at full precision */
     int rc = parse_args("record", argc, argv, &a, record_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (!a.output) return cli_usage_error("record", "missing --output FILE.jsonl");

@@ -65,10 +65,11 @@ int main(int argc, char **argv) {
     if (!tess_evaluator_hw_profile(ev, &p) && p.runner.candidates > 0) {
         double n = p.runner.candidates, a = p.runner.answered > 0 ? p.runner.answered : 1;
         printf("  per candidate (ms): runner %.2f [load %.2f, poison+run+verify %.2f, timing %.2f], "
-               "waiting for the compiler %.2f, recording %.2f; runner processes started: %d\n",
+               "waiting for the compiler %.2f, recording %.2f; runner processes started: %d; "
+               "timings stopped early (clearly slower than the best): %d\n",
                1e3 * p.runner.wall_s / n, 1e3 * p.runner.load_s / a, 1e3 * p.runner.check_s / a,
                1e3 * p.runner.time_s / a, 1e3 * p.compile_wait_s / n, 1e3 * p.report_s / n,
-               p.runner.child_starts);
+               p.runner.child_starts, p.runner.cut);
     }
     tess_evaluator_destroy(ev);
     return 0;
