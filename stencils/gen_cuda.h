@@ -2,7 +2,8 @@
  *
  * Tunables: block_x, block_y, block_z (threads; block_z only without
  * streaming); ppt_x, ppt_y (points per thread, strided by the block so that
- * loads stay coalesced); stream (3D: 2.5D streaming, a block walks up z
+ * loads stay coalesced); vec (points per vector along x: aligned vector
+ * loads and stores); stream (3D: 2.5D streaming, a block walks up z
  * keeping each field's column in a register queue) and chunk (the z range
  * one block walks); staging ("ldg": neighbours through the read-only cache,
  * "shared": each plane staged in shared memory with its halo; streaming
@@ -17,6 +18,7 @@
 #include "spec.h"
 
 #define TESS_STENCIL_CUDA_SMEM_MAX 49152   /* static shared memory per block */
+#define TESS_STENCIL_CUDA_VEC_BYTES 16     /* the widest vector load */
 
 /* What the space's constraints need: fixed for a spec and dtype. The
  * caller keeps it alive while the space lives. */
@@ -24,6 +26,8 @@ typedef struct tess_stencil_cuda_limits {
     int rank;
     int staged_bytes;      /* bytes per staged point, summed over the staged fields */
     int halo_x, halo_y;    /* tile growth for staging: lo + hi */
+    int lo_x, hi_x;        /* reach along x, below and above */
+    int max_field_bytes;   /* the widest field's element: vectors stay within 16 bytes */
     int steps;
     int zring;             /* planes a step reads along z: lo + hi + 1 */
     int state_bytes;       /* bytes per point, summed over the fields that outputs advance */

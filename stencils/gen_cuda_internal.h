@@ -6,22 +6,41 @@
 #include "core/strbuf.h"
 #include "gen_cuda.h"
 
+#define TESS_CUDA_MAX_DZ 8   /* offsets reach at most this far */
+
+/* What each field needs. */
+typedef struct tess_cuda_use {
+    bool plane;      /* read in its own plane off the centre */
+    bool column;     /* read off its own plane along its column */
+    bool centre;     /* read anywhere on its column, centre included */
+    int zlo, zhi;    /* column offsets, including the centre */
+} tess_cuda_use;
+
+void tess_cuda_uses(const tess_spec *s, tess_cuda_use use[TESS_SPEC_MAX_FIELDS]);
+
 /* One config of one task, as the emitters see it. */
 typedef struct tess_cuda_plan {
     const tess_spec *s;
     const tess_task *t;
-    int bx, by, bz, px, py, chunk, unroll, min_blocks;
+    int bx, by, bz, px, py, vec, chunk, unroll, min_blocks;
     int time_block;                      /* steps fused in one launch */
     bool stream, shared;
+    int padx, padr;                      /* tile and window columns left / right of a vector: LO_X, HI_X rounded up to vec */
     bool staged[TESS_SPEC_MAX_FIELDS];   /* plane read from a shared tile */
     bool queue[TESS_SPEC_MAX_FIELDS];    /* column kept in registers */
     int qlo[TESS_SPEC_MAX_FIELDS], qhi[TESS_SPEC_MAX_FIELDS];
+    /* Planes z+dz (index dz + TESS_CUDA_MAX_DZ) of field f read through a register window from global memory. */
+    bool gwin[TESS_SPEC_MAX_FIELDS][2 * TESS_CUDA_MAX_DZ + 1];
 } tess_cuda_plan;
 
 /* Kernel parameters: one pointer per field (and per scratch buffer). */
 void tess_cuda_emit_params(tess_strbuf *b, const tess_cuda_plan *p, bool with_scratch);
 /* Expression printer callback for numbers; user is the plan. */
 void tess_cuda_print_number(tess_strbuf *b, double v, void *user);
+/* Settles where each field's values come from (staged, queue, windows). */
+void tess_cuda_plan_sources(tess_cuda_plan *p);
+/* The sweep of one step (gen_cuda_sweep.c). */
+void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p);
 /* The temporally blocked sweep (gen_cuda_tb.c): time_block steps per call. */
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p);
 

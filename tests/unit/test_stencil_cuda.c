@@ -4,7 +4,8 @@
  * (3D blocks; streaming through the read-only cache or shared tiles, with
  * several points per thread; temporal blocking for stencils of several
  * steps) and random legal configs compile with NVRTC
- * for sm_90 through the cuda backend, and the cubin holds every launch's
+ * for sm_90 through the cuda backend (on x extents allowing vectors of 1, 2
+ * and 4 points), and the cubin holds every launch's
  * entry. Also: multi-step stencils get one launch per time block, launch
  * geometry covers the grid, illegal configs are rejected by the space.
  * NVRTC needs no GPU; without it the test is skipped.
@@ -27,18 +28,19 @@ static const tess_backend_ops *cuda;
 static tess_device dev;
 
 static const char *const variants3[] = {
-    "block_x=64,block_y=4,block_z=2,ppt_x=2,ppt_y=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
-    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
-    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+    "block_x=64,block_y=4,block_z=2,ppt_x=2,ppt_y=1,vec=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
+    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,vec=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=2,stream=1,chunk=8,staging=shared,unroll=2,min_blocks=1",
 };
 /* Temporal blocking, for stencils of several steps. */
 static const char *const time_blocked[] = {
-    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
-    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
 };
 static const char *const variants2[] = {
-    "block_x=32,block_y=8,ppt_x=2,ppt_y=2,staging=ldg,min_blocks=2",
-    "block_x=64,block_y=4,ppt_x=1,ppt_y=2,staging=shared,min_blocks=1",
+    "block_x=32,block_y=8,ppt_x=2,ppt_y=2,vec=1,staging=ldg,min_blocks=2",
+    "block_x=64,block_y=4,ppt_x=1,ppt_y=2,vec=1,staging=shared,min_blocks=1",
 };
 
 /* Compiles one config; false when NVRTC is missing (skip). */
@@ -53,7 +55,7 @@ static bool compile_config(const tess_op *op, const tess_task *t, const tess_spa
     /* The blocks cover the grid, one launch per step. */
     const tess_launch *l = &src.launch[0];
     int r = t->ndim;
-    double px = tess_config_get(sp, c, "ppt_x"), py = tess_config_get(sp, c, "ppt_y");
+    double px = tess_config_get(sp, c, "ppt_x") * tess_config_get(sp, c, "vec"), py = tess_config_get(sp, c, "ppt_y");
     CHECK(l->grid[0] * l->block[0] * px >= t->shape[r - 1] && l->grid[1] * l->block[1] * py >= t->shape[r - 2]);
     double tb = tess_space_param_index(sp, "time_block") >= 0 ? tess_config_get(sp, c, "time_block") : 1;
     CHECK(src.nlaunches * tb == tess_stencils_spec(t->op)->steps);
@@ -85,7 +87,7 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
     tess_space_default(sp, &c);
     bool ran = compile_config(op, &t, sp, &c);
     const char *const *variants = ndim == 3 ? variants3 : variants2;
-    int nvariants = ndim == 3 ? 3 : 2;
+    int nvariants = ndim == 3 ? 4 : 2;
     bool blocked = tess_space_param_index(sp, "time_block") >= 0;
     for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants + 2 * blocked; i++) {
         char text[512];
@@ -116,10 +118,11 @@ static void check_space(void) {
     if (!sp) return;
     tess_config c;
     const char *illegal[] = {
-        "block_x=256,block_y=16,block_z=1,ppt_x=1,ppt_y=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
-        "block_x=32,block_y=1,block_z=1,ppt_x=1,ppt_y=1,stream=0,chunk=8,staging=ldg,unroll=1,min_blocks=1",
-        "block_x=32,block_y=4,block_z=2,ppt_x=1,ppt_y=1,stream=1,chunk=8,staging=ldg,unroll=1,min_blocks=1",
-        "block_x=256,block_y=4,block_z=1,ppt_x=4,ppt_y=4,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+        "block_x=256,block_y=16,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
+        "block_x=32,block_y=1,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=0,chunk=8,staging=ldg,unroll=1,min_blocks=1",
+        "block_x=32,block_y=4,block_z=2,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=ldg,unroll=1,min_blocks=1",
+        "block_x=256,block_y=4,block_z=1,ppt_x=4,ppt_y=4,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+        "block_x=128,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
     };
     for (size_t i = 0; i < sizeof illegal / sizeof illegal[0]; i++)
         CHECK_MSG(tess_config_parse(sp, illegal[i], &c) == TESS_ERR_ARG, "legal: %s", illegal[i]);
@@ -139,6 +142,9 @@ static const char *const extra_specs[] = {
     "stencil eight\ngrid 9x10x11\nboundary periodic z x\nsteps 8\nfield u in\nfield v out advances u\n"
     "lap = u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u\n"
     "v = u + 0.1 * lap + 0.01 * lap[0,0,1]\n",
+    /* Staged tiles with a halo only along y, or only along x. */
+    "stencil yonly\ngrid 8x9x16\nfield u in\nfield v out advances u\nv = u[0,1,0] + u[0,-1,0] - u[1,0,0]\n",
+    "stencil xonly\ngrid 8x9x16\nboundary periodic x\nfield u in\nfield v out advances u\nv = u[0,0,1] + u[0,0,-3]\n",
     "stencil five\ngrid 9x10\nsteps 5\nfield u in\nfield v out advances u\nv = u[0,1]\n",
 };
 
@@ -168,12 +174,15 @@ int main(void) {
     check_space();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
-    const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};
-    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four", "eight"};
+    /* x extents: 70 and 67 allow vectors of 2 and 1, 36 (f32) vectors of 4. */
+    const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67}, s3v[] = {21, 18, 36};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four", "eight",
+                                   "yonly", "xonly"};
     bool ran = true;
     for (size_t i = 0; ran && i < sizeof three_d / sizeof three_d[0]; i++) {
         ran = compile_stencil(three_d[i], TESS_F32, s3, 3, rng);
         if (ran) ran = compile_stencil(three_d[i], TESS_F64, s3, 3, rng);
+        if (ran) ran = compile_stencil(three_d[i], TESS_F32, s3v, 3, rng);
     }
     const char *const two_d[] = {"heat2d", "advect2d"};
     for (size_t i = 0; ran && i < sizeof two_d / sizeof two_d[0]; i++) {

@@ -1,0 +1,392 @@
+/* gen_cuda_sweep.c - the CUDA sweep of one step.
+ *
+ * A thread updates PY consecutive rows of PX vectors of VEC points each; the
+ * vectors of a row lie BX*VEC points apart, so a warp's loads and stores of
+ * one vector are contiguous. For each vector the thread loads register
+ * windows: the rows and vector columns around its points that the update
+ * reads, with aligned vector loads. The update then reads constant entries
+ * of the windows, and a value that two of the thread's points share (a
+ * neighbour, or an intermediate such as hdiff's lap[0,0,1] and lap) is loaded
+ * and computed once: the compiler folds the copies.
+ *
+ * Windows come from global memory (through the read-only cache) or, with
+ * staging=shared, from a tile of the plane in shared memory. With streaming
+ * (3D) a block walks up a chunk of z and each field read along its own
+ * column keeps its values at the thread's points in a register queue, one
+ * new plane per step; the queue's centre plane also fills the tile's
+ * interior, so only the halo comes from memory. The tile is double
+ * buffered: one barrier per plane.
+ *
+ * Loads that may leave the grid wrap on periodic axes and clamp on fixed
+ * ones (whole vectors: the extent along x is a multiple of VEC); values so
+ * clamped are only read by boundary points, which copy their input. */
+#include <stdio.h>
+#include <string.h>
+#include "gen_cuda_internal.h"
+#include "gen_util.h"
+#include "spec_print.h"
+
+/* ---- where values come from ------------------------------------------------------ */
+
+static void scan_uses(const tess_spec *s, const tess_expr *e, tess_cuda_use *use) {
+    for (int i = 0; i < e->nargs; i++) scan_uses(s, e->arg[i], use);
+    if (e->kind != TESS_EXPR_REF || e->ref != TESS_REF_FIELD) return;
+    tess_cuda_use *u = &use[e->index];
+    int r = s->rank, dz = r == 3 ? e->off[0] : 0;
+    bool centre_column = e->off[r - 1] == 0 && e->off[r - 2] == 0;
+    if (dz == 0 && !centre_column) u->plane = true;
+    if (centre_column) {
+        u->centre = true;
+        if (dz != 0) u->column = true;
+        if (dz < u->zlo) u->zlo = dz;
+        if (dz > u->zhi) u->zhi = dz;
+    }
+}
+
+void tess_cuda_uses(const tess_spec *s, tess_cuda_use use[TESS_SPEC_MAX_FIELDS]) {
+    memset(use, 0, TESS_SPEC_MAX_FIELDS * sizeof *use);
+    for (int i = 0; i < s->ninst; i++) scan_uses(s, s->inst[i].expr, use);
+}
+
+typedef enum { SRC_QUEUE, SRC_TILE, SRC_GLOBAL } source;
+
+static int ref_dz(const tess_spec *s, int f, const int *off) {
+    return s->rank == 3 && s->field[f].rank == 3 ? off[0] : 0;
+}
+
+static source ref_source(const tess_cuda_plan *p, int f, const int *off) {
+    int r = p->s->rank;
+    if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0) return SRC_QUEUE;
+    if (p->staged[f] && ref_dz(p->s, f, off) == 0) return SRC_TILE;
+    return SRC_GLOBAL;
+}
+
+static void mark_windows(tess_cuda_plan *p, const tess_expr *e) {
+    for (int i = 0; i < e->nargs; i++) mark_windows(p, e->arg[i]);
+    if (e->kind == TESS_EXPR_REF && e->ref == TESS_REF_FIELD && ref_source(p, e->index, e->off) == SRC_GLOBAL)
+        p->gwin[e->index][ref_dz(p->s, e->index, e->off) + TESS_CUDA_MAX_DZ] = true;
+}
+
+/* The input a band point copies: the field an output advances, at the centre. */
+static const int centre[TESS_SPEC_MAX_RANK] = {0};
+
+void tess_cuda_plan_sources(tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    memset(p->gwin, 0, sizeof p->gwin);
+    for (int i = 0; i < s->ninst; i++) mark_windows(p, s->inst[i].expr);
+    for (int f = 0; f < s->nfields; f++) {
+        int src = s->field[f].advances;
+        if (s->field[f].role == TESS_FIELD_OUT && src >= 0 && ref_source(p, src, centre) == SRC_GLOBAL)
+            p->gwin[src][TESS_CUDA_MAX_DZ] = true;
+    }
+}
+
+/* ---- references ----------------------------------------------------------------- */
+
+static void dz_suffix(tess_strbuf *b, int dz) {
+    if (dz == 0) tess_strbuf_puts(b, "0");
+    else tess_strbuf_printf(b, "z%c%d", dz > 0 ? 'p' : 'm', dz > 0 ? dz : -dz);
+}
+
+static void print_field(tess_strbuf *b, const tess_cuda_plan *p, int f, const int *off) {
+    const tess_spec *s = p->s;
+    int r = s->rank, dz = ref_dz(s, f, off);
+    const char *name = s->field[f].name;
+    switch (ref_source(p, f, off)) {
+    case SRC_QUEUE:
+        tess_strbuf_printf(b, "%s__q_", name);
+        dz_suffix(b, dz);
+        tess_strbuf_puts(b, "[i__][j__][v__]");
+        return;
+    case SRC_TILE:
+        tess_strbuf_printf(b, "%s__w[", name);
+        break;
+    case SRC_GLOBAL:
+        tess_strbuf_printf(b, "%s__g_", name);
+        dz_suffix(b, dz);
+        tess_strbuf_puts(b, "[");
+        break;
+    }
+    tess_gen_coord(b, "j__ + LO_Y", off[r - 2]);
+    tess_strbuf_puts(b, "][");
+    tess_gen_coord(b, "v__ + PADX", off[r - 1]);
+    tess_strbuf_puts(b, "]");
+}
+
+static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
+    const tess_cuda_plan *p = user;
+    if (!tess_gen_print_named_ref(b, p->s, e)) print_field(b, p, e->index, e->off);
+}
+
+/* "AT(z + dz, off)" in 3D (the plane wrapped or clamped off the centre), "off"
+ * in 2D and for 2D fields. */
+static void print_at(tess_strbuf *b, const tess_cuda_plan *p, int f, const char *z, int dz, const char *off) {
+    if (p->s->rank != 3 || p->s->field[f].rank != 3) {
+        tess_strbuf_puts(b, off);
+        return;
+    }
+    tess_strbuf_puts(b, dz ? "AT(SAFE_Z(" : "AT(");
+    tess_gen_coord(b, z, dz);
+    tess_strbuf_printf(b, "%s, %s)", dz ? ")" : "", off);
+}
+
+/* ---- pieces of the sweep ------------------------------------------------------------ */
+
+#define LOOP_IJ "#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++)\n#pragma unroll\n%s    for (int j__ = 0; j__ < PY; j__++)\n"
+
+static void emit_queue_decls(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->queue[f]) continue;
+        tess_strbuf_printf(b, "    /* Register queue: %s at planes z%+d .. z%+d of the thread's points, and z%+d,\n"
+                              "     * loaded one plane ahead. */\n    %s",
+                           s->field[f].name, p->qlo[f], p->qhi[f], p->qhi[f] + 1, tess_gen_ctype(s, f, p->t->dtype));
+        for (int dz = p->qlo[f]; dz <= p->qhi[f] + 1; dz++) {
+            tess_strbuf_printf(b, "%s%s__q_", dz > p->qlo[f] ? ", " : " ", s->field[f].name);
+            dz_suffix(b, dz);
+            tess_strbuf_puts(b, "[PX][PY][VEC]");
+        }
+        tess_strbuf_puts(b, ";\n");
+    }
+}
+
+static void emit_queue_load(tess_strbuf *b, const tess_cuda_plan *p, int f, int dz, const char *z, const char *ind) {
+    const char *name = p->s->field[f].name;
+    tess_strbuf_printf(b, "%s" LOOP_IJ "%s        tess_ldg(%s__q_", ind, ind, ind, ind, name);
+    dz_suffix(b, dz);
+    tess_strbuf_printf(b, "[i__][j__], &%s[", name);
+    print_at(b, p, f, z, dz, "own__[i__][j__]");
+    tess_strbuf_puts(b, "]);\n");
+}
+
+static void emit_queue_shift(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    bool any = false;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->queue[f]) continue;
+        if (!any) tess_strbuf_puts(b, "        /* Move the queues up one plane. */\n");
+        any = true;
+        tess_strbuf_printf(b, "        " LOOP_IJ "#pragma unroll\n                for (int v__ = 0; v__ < VEC; v__++) {\n",
+                           "        ", "        ");
+        for (int dz = p->qlo[f]; dz <= p->qhi[f]; dz++) {
+            tess_strbuf_printf(b, "                    %s__q_", s->field[f].name);
+            dz_suffix(b, dz);
+            tess_strbuf_printf(b, "[i__][j__][v__] = %s__q_", s->field[f].name);
+            dz_suffix(b, dz + 1);
+            tess_strbuf_puts(b, "[i__][j__][v__];\n");
+        }
+        tess_strbuf_puts(b, "                }\n");
+    }
+}
+
+/* Precomputed in-plane offsets: the thread's vectors, window rows and
+ * columns, the halo points it stages. None changes with z. */
+static void emit_offsets(tess_strbuf *b, const tess_cuda_plan *p, bool any_gwin) {
+    tess_strbuf_puts(b, "    /* In-plane offsets of the thread's vectors, made loadable. */\n    idx_t own__[PX][PY];\n");
+    tess_strbuf_printf(b, "    " LOOP_IJ "            own__[i__][j__] = (idx_t)SAFE_Y(Y0 + j__) * NX + SAFEV_X(X0 + i__ * (BX * VEC));\n",
+                       "    ", "    ");
+    if (any_gwin)
+        tess_strbuf_puts(b, "    /* Rows and vector columns of the windows from global memory, made loadable. */\n"
+                            "    int wy__[WIN_H], wx__[PX][WIN_W / VEC];\n"
+                            "#pragma unroll\n    for (int r__ = 0; r__ < WIN_H; r__++) wy__[r__] = SAFE_Y(Y0 - LO_Y + r__);\n"
+                            "#pragma unroll\n    for (int i__ = 0; i__ < PX; i__++)\n"
+                            "#pragma unroll\n        for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n"
+                            "            wx__[i__][k__] = SAFEV_X(X0 + i__ * (BX * VEC) - PADX + k__ * VEC);\n");
+    if (!p->shared) return;
+    tess_strbuf_puts(b, "    /* Origin of the block's tile, halo included. */\n"
+                        "    const int TX0 = blockIdx.x * TXV - PADX, TY0 = blockIdx.y * TY - LO_Y;\n");
+    tess_strbuf_puts(b, "    /* The tile's halo points this thread stages: the bands above and below the\n"
+                        "     * block's rows, then the columns left and right of them; -1 past the end. */\n"
+                        "    int hs__[HALO_PER_THREAD];\n    idx_t hg__[HALO_PER_THREAD];\n"
+                        "#pragma unroll\n    for (int h__ = 0; h__ < HALO_PER_THREAD; h__++) {\n"
+                        "        const int t__ = threadIdx.y * BX + threadIdx.x + h__ * (BX * BY);\n"
+                        "        int r__ = 0, c__ = 0;\n");
+    /* A band or the columns may be empty (no reach along y or x). */
+    const tess_spec *s = p->s;
+    bool rows = s->lo[s->rank - 2] + s->hi[s->rank - 2] > 0, cols = p->padx + p->padr > 0;
+    if (rows)
+        tess_strbuf_printf(b, "        if (t__ < (LO_Y + HI_Y) * TILE_W) {\n"
+                              "            r__ = t__ / TILE_W;\n            c__ = t__ %% TILE_W;\n"
+                              "            if (r__ >= LO_Y) r__ += TY;\n        }%s", cols ? " else {\n" : "\n");
+    if (cols)
+        tess_strbuf_printf(b, "%s            const int e__ = t__ - (LO_Y + HI_Y) * TILE_W;\n"
+                              "            r__ = LO_Y + e__ / (TILE_W - TXV);\n            c__ = e__ %% (TILE_W - TXV);\n"
+                              "            if (c__ >= PADX) c__ += TXV;\n%s",
+                           rows ? "" : "        {\n", "        }\n");
+    tess_strbuf_puts(b,                         "        hs__[h__] = t__ < HALO ? r__ * TILE_W + c__ : -1;\n"
+                        "        hg__[h__] = (idx_t)SAFE_Y(TY0 + r__) * NX + SAFE_X(TX0 + c__);\n"
+                        "    }\n");
+}
+
+/* Stages plane z of the staged fields: the thread's own vectors, from the
+ * queue where the field has one, then its halo points. */
+static void emit_stage(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
+    const tess_spec *s = p->s;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->staged[f]) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "%s/* Plane z of %s into the tile: the thread's vectors, then its halo points. */\n", ind, name);
+        tess_strbuf_printf(b, "%s" LOOP_IJ "%s    {\n", ind, ind, ind, ind);
+        tess_strbuf_printf(b, "%s        %s *const d__ = &%s__s[b__][LO_Y + threadIdx.y * PY + j__][PADX + (threadIdx.x + i__ * BX) * VEC];\n",
+                           ind, tess_gen_ctype(s, f, p->t->dtype), name);
+        if (p->queue[f]) {
+            tess_strbuf_printf(b, "%s        tess_sts(d__, %s__q_0[i__][j__]);\n", ind, name);
+        } else {
+            tess_strbuf_printf(b, "%s        %s t__[VEC];\n%s        tess_ldg(t__, &%s[", ind, tess_gen_ctype(s, f, p->t->dtype),
+                               ind, name);
+            print_at(b, p, f, "z", 0, "own__[i__][j__]");
+            tess_strbuf_printf(b, "]);\n%s        tess_sts(d__, t__);\n", ind);
+        }
+        tess_strbuf_printf(b, "%s    }\n%s#pragma unroll\n%sfor (int h__ = 0; h__ < HALO_PER_THREAD; h__++)\n", ind, ind, ind);
+        if (!p->stream) {
+            tess_strbuf_printf(b, "%s    if (hs__[h__] >= 0) (&%s__s[b__][0][0])[hs__[h__]] = __ldg(&%s[", ind, name, name);
+            print_at(b, p, f, "z", 0, "hg__[h__]");
+            tess_strbuf_puts(b, "]);\n");
+            continue;
+        }
+        tess_strbuf_printf(b, "%s    if (hs__[h__] >= 0) {\n%s        (&%s__s[b__][0][0])[hs__[h__]] = %s__h[h__];\n"
+                              "%s        %s__h[h__] = __ldg(&%s[", ind, ind, name, name, ind, name, name);
+        print_at(b, p, f, "z", 1, "hg__[h__]");
+        tess_strbuf_printf(b, "]);   /* the next plane's */\n%s    }\n", ind);
+    }
+    tess_strbuf_printf(b, "%s__syncthreads();\n", ind);
+}
+
+static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
+    const tess_spec *s = p->s;
+    for (int f = 0; f < s->nfields; f++) {
+        const char *name = s->field[f].name, *type = tess_gen_ctype(s, f, p->t->dtype);
+        if (p->staged[f]) {
+            tess_strbuf_printf(b, "%s%s %s__w[WIN_H][WIN_W];   /* from the tile */\n", ind, type, name);
+            tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n%s#pragma unroll\n"
+                                  "%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n"
+                                  "%s        tess_lds(&%s__w[r__][k__ * VEC], &%s__s[b__][threadIdx.y * PY + r__][(threadIdx.x + i__ * BX + k__) * VEC]);\n",
+                               ind, ind, ind, ind, ind, name, name);
+        }
+        for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
+            if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ]) continue;
+            tess_strbuf_printf(b, "%s%s %s__g_", ind, type, name);
+            dz_suffix(b, dz);
+            tess_strbuf_printf(b, "[WIN_H][WIN_W];\n%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n%s#pragma unroll\n"
+                                  "%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n%s        tess_ldg(&%s__g_",
+                               ind, ind, ind, ind, ind, name);
+            dz_suffix(b, dz);
+            tess_strbuf_printf(b, "[r__][k__ * VEC], &%s[", name);
+            print_at(b, p, f, "z", dz, "(idx_t)wy__[r__] * NX + wx__[i__][k__]");
+            tess_strbuf_puts(b, "]);\n");
+        }
+    }
+}
+
+/* The update of the thread's points, one vector at a time. */
+static void emit_points(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
+    const tess_spec *s = p->s;
+    tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++) {\n", ind, ind);
+    char in2[64];
+    snprintf(in2, sizeof in2, "%s    ", ind);
+    emit_windows(b, p, in2);
+    tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int j__ = 0; j__ < PY; j__++) {\n", in2, in2);
+    for (int f = 0; f < s->nfields; f++)
+        if (s->field[f].role == TESS_FIELD_OUT)
+            tess_strbuf_printf(b, "%s    %s %s__v[VEC];\n", in2, tess_gen_ctype(s, f, p->t->dtype), s->field[f].name);
+    tess_strbuf_printf(b, "%s#pragma unroll\n%s    for (int v__ = 0; v__ < VEC; v__++) {\n", in2, in2);
+    tess_strbuf_printf(b, "%s        const int y = Y0 + j__, x = X0 + i__ * (BX * VEC) + v__;\n", in2);
+    tess_strbuf_printf(b, "%s        (void)y, (void)x;\n", in2);
+    tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = tess_cuda_print_number, .user = (void *)p};
+    const char *at = s->rank == 3 ? "z, y, x" : "y, x";
+    for (int i = 0; i < s->ninst; i++) {
+        int out = -1;
+        for (int f = 0; f < s->nfields; f++)
+            if (s->out_inst[f] == i) out = f;
+        if (out < 0) {
+            char name[64];
+            tess_gen_inst_name(s, i, name, sizeof name);
+            tess_strbuf_printf(b, "%s        const real %s = ", in2, name);
+            tess_expr_print(b, s->inst[i].expr, &pr);
+            tess_strbuf_puts(b, ";\n");
+            continue;
+        }
+        /* Points on a fixed boundary band copy their input. */
+        int src = s->field[out].advances;
+        tess_strbuf_printf(b, "%s        %s__v[v__] = ON_BAND(%s) ? ", in2, s->field[out].name, at);
+        if (src >= 0) print_field(b, p, src, centre);
+        else tess_strbuf_puts(b, "0");
+        tess_strbuf_puts(b, " : ");
+        tess_expr_print(b, s->inst[i].expr, &pr);
+        tess_strbuf_puts(b, ";\n");
+    }
+    tess_strbuf_printf(b, "%s    }\n", in2);
+    tess_strbuf_printf(b, "%s    if (Y0 + j__ < NY && X0 + i__ * (BX * VEC) < NX) {\n", in2);
+    for (int f = 0; f < s->nfields; f++) {
+        if (s->field[f].role != TESS_FIELD_OUT) continue;
+        tess_strbuf_printf(b, "%s        tess_st(&%s[", in2, s->field[f].name);
+        print_at(b, p, f, "z", 0, "own__[i__][j__]");
+        tess_strbuf_printf(b, "], %s__v);\n", s->field[f].name);
+    }
+    tess_strbuf_printf(b, "%s    }\n%s}\n%s}\n", in2, in2, ind);
+}
+
+/* ---- the sweep ----------------------------------------------------------------------- */
+
+void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    tess_dtype real = p->t->dtype;
+    bool any_gwin = false;
+    for (int f = 0; f < s->nfields; f++)
+        for (int d = 0; d <= 2 * TESS_CUDA_MAX_DZ; d++) any_gwin |= p->gwin[f][d];
+    tess_strbuf_puts(b, "/* One update of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
+    tess_cuda_emit_params(b, p, false);
+    tess_strbuf_puts(b, ")\n{\n    /* This thread's points: rows Y0 .. Y0 + PY - 1, in each PX vectors of VEC points\n"
+                        "     * from X0, BX * VEC apart. */\n"
+                        "    const int X0 = (blockIdx.x * (BX * PX) + threadIdx.x) * VEC;\n"
+                        "    const int Y0 = (blockIdx.y * BY + threadIdx.y) * PY;\n");
+    emit_offsets(b, p, any_gwin);
+    if (p->shared) {
+        tess_strbuf_printf(b, "    /* Shared tiles of the plane, %s. */\n",
+                           p->stream ? "double buffered: one barrier per plane" : "with their halo");
+        for (int f = 0; f < s->nfields; f++)
+            if (p->staged[f])
+                tess_strbuf_printf(b, "    __shared__ __align__(16) %s %s__s[%d][TILE_H][TILE_W];\n", tess_gen_ctype(s, f, real),
+                                   s->field[f].name, p->stream ? 2 : 1);
+    }
+    if (s->rank == 2) {
+        if (p->shared) {
+            tess_strbuf_puts(b, "    const int b__ = 0;\n");
+            emit_stage(b, p, "    ");
+        }
+        emit_points(b, p, "    ");
+        tess_strbuf_puts(b, "}\n\n");
+        return;
+    }
+    if (!p->stream) {
+        tess_strbuf_puts(b, "    const int z = blockIdx.z * BZ + threadIdx.z;\n    if (z >= NZ) return;\n");
+        emit_points(b, p, "    ");
+        tess_strbuf_puts(b, "}\n\n");
+        return;
+    }
+    tess_strbuf_puts(b, "    /* The block walks up planes Z0 .. Z1-1. */\n"
+                        "    const int Z0 = blockIdx.z * CHUNK, Z1 = min(Z0 + CHUNK, NZ);\n");
+    emit_queue_decls(b, p);
+    for (int f = 0; f < s->nfields; f++)
+        for (int dz = p->qlo[f]; p->queue[f] && dz <= p->qhi[f]; dz++) emit_queue_load(b, p, f, dz, "Z0", "    ");
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->staged[f]) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "    /* The halo points of %s this thread stages, loaded one plane ahead. */\n"
+                              "    %s %s__h[HALO_PER_THREAD];\n#pragma unroll\n"
+                              "    for (int h__ = 0; h__ < HALO_PER_THREAD; h__++) %s__h[h__] = __ldg(&%s[",
+                           name, tess_gen_ctype(s, f, p->t->dtype), name, name, name);
+        print_at(b, p, f, "Z0", 0, "hg__[h__]");
+        tess_strbuf_puts(b, "]);\n");
+    }
+    tess_strbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
+    for (int f = 0; f < s->nfields; f++)
+        if (p->queue[f]) emit_queue_load(b, p, f, p->qhi[f] + 1, "z", "        ");
+    if (p->shared) {
+        tess_strbuf_puts(b, "        const int b__ = (z - Z0) & 1;   /* the tile buffer of this plane */\n");
+        emit_stage(b, p, "        ");
+    }
+    emit_points(b, p, "        ");
+    emit_queue_shift(b, p);
+    tess_strbuf_puts(b, "    }\n}\n\n");
+}
