@@ -1,6 +1,9 @@
-/* model.c - a learned cost model (boosted trees over encoded configs, the
- * pool's shared model) ranks candidates bred by a short evolutionary search;
- * epsilon-greedy exploration keeps some slots random. */
+/* model.c - a learned cost model chooses among candidates: the pool's shared
+ * boosted trees guide a short evolutionary search that breeds them (a small
+ * space's whole rest is a candidate anyway), and each slot is filled by
+ * Thompson sampling, the best candidate of one member of a bootstrap ensemble
+ * of trees. The batch so explores where the members disagree instead of
+ * piling into the one region that the data seen so far favour. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,23 +12,30 @@
 #include "search/technique.h"
 
 #define MIN_OK 6              /* successes before the model is trusted */
-#define EPSILON 0.1           /* share of random slots */
-#define NRANDOM 256           /* random candidates seeding the population */
+#define MEMBERS 6             /* bootstrap ensemble */
+#define MEMBER_TREES 40
+#define MEMBER_DEPTH 4
+#define MEMBER_RATE 0.15
+#define NRANDOM 2048          /* random candidates (a listed space's whole rest when fewer) */
 #define NTOP 8                /* observations whose neighbourhoods seed it too */
 #define POPULATION 48         /* candidates kept between generations */
 #define GENERATIONS 4
 #define CHILDREN 96           /* per generation */
-#define MAX_CANDIDATES 2048
+#define MAX_CANDIDATES 4096
 
 typedef struct scored {
     tess_config c;
     double pred;
+    double tie;               /* random: the trees predict whole regions alike */
 } scored;
 
 typedef struct model {
     scored *cand;
     tess_config *buf;
     tess_config_set *seen;
+    tess_gbt *member[MEMBERS];
+    double *mpred;            /* MEMBERS x MAX_CANDIDATES predictions */
+    char *taken;              /* candidates claimed in this batch */
 } model;
 
 static void model_destroy(void *state) {
@@ -34,17 +44,25 @@ static void model_destroy(void *state) {
     free(m->cand);
     free(m->buf);
     tess_config_set_destroy(m->seen);
+    for (int k = 0; k < MEMBERS; k++) tess_gbt_destroy(m->member[k]);
+    free(m->mpred);
+    free(m->taken);
     free(m);
 }
 
 static tess_status model_create(tess_pool *pool, void **state) {
-    (void)pool;
     model *m = calloc(1, sizeof *m);
-    if (m) {
+    bool ok = m != NULL;
+    if (ok) {
         m->cand = malloc(MAX_CANDIDATES * sizeof *m->cand);
         m->buf = malloc(MAX_CANDIDATES * sizeof *m->buf);
+        m->mpred = malloc((size_t)MEMBERS * MAX_CANDIDATES * sizeof *m->mpred);
+        m->taken = malloc(MAX_CANDIDATES);
+        ok = m->cand && m->buf && m->mpred && m->taken;
+        for (int k = 0; k < MEMBERS && ok; k++)
+            ok = (m->member[k] = tess_gbt_create(pool->nfeat, MEMBER_TREES, MEMBER_DEPTH, MEMBER_RATE)) != NULL;
     }
-    if (!m || !m->cand || !m->buf) {
+    if (!ok) {
         model_destroy(m);
         return tess_error(TESS_ERR_NOMEM, "model: no memory");
     }
@@ -53,8 +71,9 @@ static tess_status model_create(tess_pool *pool, void **state) {
 }
 
 static int by_prediction(const void *a, const void *b) {
-    double x = ((const scored *)a)->pred, y = ((const scored *)b)->pred;
-    return (x > y) - (x < y);
+    const scored *x = a, *y = b;
+    if (x->pred != y->pred) return (x->pred > y->pred) - (x->pred < y->pred);
+    return (x->tie > y->tie) - (x->tie < y->tie);
 }
 
 /* A child of two candidates: each parameter from either parent, then one
@@ -79,11 +98,40 @@ static bool breed(tess_pool *pool, const tess_config *a, const tess_config *b, t
 }
 
 /* Keeps candidates unique across the search. */
-static int add(model *m, int n, const tess_config *c, double pred) {
+static int add(model *m, tess_pool *pool, int n, const tess_config *c) {
     if (n >= MAX_CANDIDATES || !tess_config_set_add(m->seen, c)) return n;
     m->cand[n].c = *c;
-    m->cand[n].pred = pred;
+    m->cand[n].pred = tess_pool_predict(pool, c);
+    m->cand[n].tie = gsl_rng_uniform(pool->rng);
     return n + 1;
+}
+
+/* Fits each member to a bootstrap resample of the training rows and
+ * predicts every candidate with it. */
+static tess_status sample_members(model *m, tess_pool *pool, int nc) {
+    double *x = NULL, *y = NULL;
+    int rows = tess_pool_training(pool, &x, &y), d = pool->nfeat;
+    double *bx = rows > 0 ? malloc((size_t)rows * (size_t)d * sizeof *bx) : NULL;
+    double *by = rows > 0 ? malloc((size_t)rows * sizeof *by) : NULL;
+    double *f = malloc((size_t)(nc ? nc : 1) * (size_t)d * sizeof *f);
+    tess_status st = bx && by && f ? TESS_OK : tess_error(TESS_ERR_NOMEM, "model: no memory");
+    for (int i = 0; !st && i < nc; i++) tess_space_encode(pool->space, &m->cand[i].c, f + (size_t)i * (size_t)d);
+    for (int k = 0; k < MEMBERS && !st; k++) {
+        for (int r = 0; r < rows; r++) {
+            int pick = (int)gsl_rng_uniform_int(pool->rng, (unsigned long)rows);
+            memcpy(bx + (size_t)r * (size_t)d, x + (size_t)pick * (size_t)d, (size_t)d * sizeof *bx);
+            by[r] = y[pick];
+        }
+        st = tess_gbt_fit(m->member[k], bx, by, rows);
+        double *pred = m->mpred + (size_t)k * MAX_CANDIDATES;
+        for (int i = 0; !st && i < nc; i++) pred[i] = tess_gbt_predict(m->member[k], f + (size_t)i * (size_t)d);
+    }
+    free(x);
+    free(y);
+    free(bx);
+    free(by);
+    free(f);
+    return st;
 }
 
 static tess_status model_propose(void *state, tess_pool *pool, tess_config *out, int max, int *n) {
@@ -95,7 +143,7 @@ static tess_status model_propose(void *state, tess_pool *pool, tess_config *out,
     if (!m->seen) return tess_error(TESS_ERR_NOMEM, "model: no memory");
 
     int nc = 0, got = tess_pool_candidates(pool, NRANDOM, NTOP, m->buf, MAX_CANDIDATES);
-    for (int i = 0; i < got; i++) nc = add(m, nc, &m->buf[i], tess_pool_predict(pool, &m->buf[i]));
+    for (int i = 0; i < got; i++) nc = add(m, pool, nc, &m->buf[i]);
     /* the observed best breed too, though they are not candidates themselves */
     int top[NTOP], ntop = tess_pool_top(pool, NTOP, top);
     for (int g = 0; g < GENERATIONS; g++) {
@@ -110,24 +158,28 @@ static tess_status model_propose(void *state, tess_pool *pool, tess_config *out,
                                        ? &m->cand[gsl_rng_uniform_int(pool->rng, (unsigned long)parents)].c
                                        : NULL;
             tess_config child;
-            if (breed(pool, a, b, &child)) nc = add(m, nc, &child, tess_pool_predict(pool, &child));
+            if (breed(pool, a, b, &child)) nc = add(m, pool, nc, &child);
         }
     }
-    qsort(m->cand, (size_t)nc, sizeof *m->cand, by_prediction);
-    int next = 0;
-    while (*n < max) {
-        if (gsl_rng_uniform(pool->rng) < EPSILON) {
-            if (!tess_pool_random(pool, &out[*n])) break;
-            (*n)++;
-            continue;
-        }
-        if (next >= nc) break;
-        if (tess_pool_claim(pool, &m->cand[next].c)) out[(*n)++] = m->cand[next].c;
-        next++;
+    tess_status st = sample_members(m, pool, nc);
+    if (st) return st;
+    /* slot j: the best unclaimed candidate of member j (round robin) */
+    memset(m->taken, 0, (size_t)nc);
+    int first = (int)gsl_rng_uniform_int(pool->rng, MEMBERS);
+    for (int j = 0; *n < max; j++) {
+        const double *pred = m->mpred + (size_t)((first + j) % MEMBERS) * MAX_CANDIDATES;
+        int pick = -1;
+        for (int i = 0; i < nc; i++)
+            if (!m->taken[i] && (pick < 0 || pred[i] < pred[pick] ||
+                                 (pred[i] == pred[pick] && m->cand[i].tie < m->cand[pick].tie)))
+                pick = i;
+        if (pick < 0) break;
+        m->taken[pick] = 1;
+        if (tess_pool_claim(pool, &m->cand[pick].c)) out[(*n)++] = m->cand[pick].c;
     }
     return TESS_OK;
 }
 
 const tess_technique_ops tess_technique_model = {"model", model_create, model_propose, NULL, model_destroy};
 
-TESS_TECHNIQUE_STRATEGY(model, "learned cost model (boosted trees) ranking evolved candidates, epsilon-greedy");
+TESS_TECHNIQUE_STRATEGY(model, "learned cost model (boosted trees), Thompson sampling from a bootstrap ensemble");

@@ -9,6 +9,10 @@
  * unproposed points are enumerated (when there are at most REST_LIMIT). */
 #define REPEATS_BEFORE_LISTING 32
 #define REST_LIMIT 5000000
+/* Spaces are listed whole (for ranking every point) up to these sizes:
+ * the product of the value counts walked, and the legal points kept. */
+#define LIST_PRODUCT 5e6
+#define LIST_LIMIT 200000
 /* Past this many repeats in a row a space too large to list counts as exhausted. */
 #define REPEATS_GIVE_UP 200000
 /* The cost model: boosted trees, and how much slower than the slowest a failure counts (log). */
@@ -65,6 +69,7 @@ void tess_pool_destroy(tess_pool *pool) {
     free(pool->warm);
     free(pool->priors);
     free(pool->rest);
+    free(pool->all);
     tess_gbt_destroy(pool->model);
     free(pool);
 }
@@ -89,12 +94,32 @@ bool tess_pool_next_warm(tess_pool *pool, tess_config *out) {
     return false;
 }
 
+const tess_config *tess_pool_space_list(tess_pool *pool, size_t *n) {
+    if (!pool->all_built) {
+        pool->all_built = true;
+        if (tess_space_cardinality(pool->space) <= LIST_PRODUCT &&
+            tess_space_enumerate(pool->space, LIST_LIMIT, &pool->all, &pool->nall) != TESS_OK) {
+            pool->all = NULL;
+            pool->nall = 0;
+        }
+    }
+    *n = pool->nall;
+    return pool->all;
+}
+
 /* Lists the legal points not proposed yet, in random order. */
 static bool build_rest(tess_pool *pool) {
     tess_config *all = NULL;
     size_t n = 0;
     pool->rest_built = true;
-    if (tess_space_enumerate(pool->space, REST_LIMIT, &all, &n) != TESS_OK) return false;
+    const tess_config *listed = tess_pool_space_list(pool, &n);
+    if (listed) {
+        all = malloc((n ? n : 1) * sizeof *all);
+        if (!all) return false;
+        memcpy(all, listed, n * sizeof *all);
+    } else if (tess_space_enumerate(pool->space, REST_LIMIT, &all, &n) != TESS_OK) {
+        return false;
+    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!tess_config_set_contains(pool->proposed, &all[i])) all[m++] = all[i];
@@ -224,6 +249,23 @@ int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *ou
             if (!tess_pool_is_proposed(pool, &nb[j]) && tess_config_set_add(seen, &nb[j])) out[n++] = nb[j];
     }
     free(nb);
+    /* the whole rest of a listed space when it fits */
+    size_t nall = 0;
+    const tess_config *all = tess_pool_space_list(pool, &nall);
+    int before = n;
+    /* at least nall - |proposed| points remain: skip the scan when they cannot fit */
+    int space_room = max - n < nrandom ? max - n : nrandom;
+    bool fits = all && nall <= tess_config_set_size(pool->proposed) + (size_t)space_room;
+    for (size_t i = 0; fits && i < nall; i++) {
+        if (tess_pool_is_proposed(pool, &all[i]) || tess_config_set_contains(seen, &all[i])) continue;
+        if (n - before == space_room) fits = false;
+        else out[n++] = all[i];
+    }
+    if (all && fits) {
+        tess_config_set_destroy(seen);
+        return n;
+    }
+    n = before;
     /* random draws; a space nearly used up yields fewer */
     for (int got = 0, draws = 0; got < nrandom && n < max && draws < 5 * nrandom; draws++) {
         tess_config c;
@@ -239,16 +281,16 @@ int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *ou
 
 bool tess_pool_has_priors(const tess_pool *pool) { return pool->npriors > 0; }
 
-const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs) {
-    /* priors count until the run has as many successes of its own */
-    bool priors = pool->npriors > 0 && pool->nok < pool->npriors;
-    if (!priors && (pool->nok < min_obs || pool->nok == 0)) return NULL;
-    if (pool->model && pool->model_n == pool->n && pool->model_priors == priors) return pool->model;
-    if (!pool->model) pool->model = tess_gbt_create(pool->nfeat, MODEL_TREES, MODEL_DEPTH, MODEL_RATE);
+/* Whether the cost model's training data includes the priors: until the run
+ * has as many successes of its own. */
+static bool use_priors(const tess_pool *pool) { return pool->npriors > 0 && pool->nok < pool->npriors; }
+
+int tess_pool_training(tess_pool *pool, double **xo, double **yo) {
+    bool priors = use_priors(pool);
     int rows = (pool->nok > 0 ? pool->n : 0) + (priors ? pool->npriors : 0);
     double *x = malloc((size_t)(rows ? rows : 1) * (size_t)pool->nfeat * sizeof *x);
     double *y = malloc((size_t)(rows ? rows : 1) * sizeof *y);
-    bool ok = pool->model && x && y;
+    bool ok = x && y;
     int m = 0;
     if (ok && pool->nok > 0) {
         /* own observations, as log time relative to the best: comparable with the priors */
@@ -262,7 +304,24 @@ const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs) {
         tess_space_encode(pool->space, &pool->priors[i].config, x + (size_t)m * (size_t)pool->nfeat);
         y[m] = pool->priors[i].rel_log_time;
     }
-    ok = ok && tess_gbt_fit(pool->model, x, y, m) == TESS_OK;
+    if (!ok) {
+        free(x);
+        free(y);
+        return -1;
+    }
+    *xo = x;
+    *yo = y;
+    return m;
+}
+
+const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs) {
+    bool priors = use_priors(pool);
+    if (!priors && (pool->nok < min_obs || pool->nok == 0)) return NULL;
+    if (pool->model && pool->model_n == pool->n && pool->model_priors == priors) return pool->model;
+    if (!pool->model) pool->model = tess_gbt_create(pool->nfeat, MODEL_TREES, MODEL_DEPTH, MODEL_RATE);
+    double *x = NULL, *y = NULL;
+    int m = pool->model ? tess_pool_training(pool, &x, &y) : -1;
+    bool ok = m > 0 && tess_gbt_fit(pool->model, x, y, m) == TESS_OK;
     free(x);
     free(y);
     if (!ok) return NULL;

@@ -29,6 +29,10 @@ typedef struct tess_pool {
     /* warm-start configs still to propose, best first */
     tess_config *warm;
     int nwarm, next_warm;
+    /* every legal point, listed once when the space is small enough to rank whole */
+    tess_config *all;
+    size_t nall;
+    bool all_built;           /* listing attempted */
     /* remaining unproposed legal points, built once random draws mostly repeat */
     tess_config *rest;
     size_t nrest, next_rest;
@@ -70,12 +74,20 @@ bool tess_pool_log_times(const tess_pool *pool, double fail_margin, double *y);
  * priors, to the priors from similar tasks; NULL while fewer than `min_obs`
  * observations succeeded and there are no priors. */
 const tess_gbt *tess_pool_model(tess_pool *pool, int min_obs);
+/* The cost model's training rows (features n x nfeat, targets), malloc'd:
+ * the observations and, while they are few, the priors. Returns how many
+ * rows, -1 when out of memory. */
+int tess_pool_training(tess_pool *pool, double **x, double **y);
 /* The model's prediction for a config. */
 double tess_pool_predict(const tess_pool *pool, const tess_config *c);
 
-/* Candidates: up to max distinct legal configs never proposed: nrandom random
- * draws and every Hamming neighbour of the ntop best observations. Nothing is
- * claimed. Returns how many. */
+/* Every legal point (n of them) when the space has at most a few hundred
+ * thousand; NULL when it is too large to list. Listed once, then kept. */
+const tess_config *tess_pool_space_list(tess_pool *pool, size_t *n);
+/* Candidates: up to max distinct legal configs never proposed: every Hamming
+ * neighbour of the ntop best observations, then every other unproposed point
+ * when the space is listed and at most nrandom are left, else nrandom random
+ * draws. Nothing is claimed. Returns how many. */
 int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *out, int max);
 /* Best observed time, INFINITY if nothing succeeded yet. */
 double tess_pool_best_time(const tess_pool *pool);
