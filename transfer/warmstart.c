@@ -6,17 +6,32 @@
 #include "core/error.h"
 #include "warmstart.h"
 
+/* 1 for on/true/yes, 0 for off/false/no, -1 otherwise: switches are labels
+ * in some spaces and 0/1 in others. */
+static int truth(const char *text) {
+    static const char *const words[][2] = {{"off", "on"}, {"false", "true"}, {"no", "yes"}, {"0", "1"}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        for (int v = 0; v < 2; v++)
+            if (strcmp(text, words[i][v]) == 0) return v;
+    return -1;
+}
+
 /* Nearest legal value of parameter p to a value written as text. */
 static int snap(const tess_space *s, int p, const char *text) {
     int n = tess_space_param_size(s, p);
     if (tess_space_param_label(s, p, 0)) {
         for (int i = 0; i < n; i++)
             if (strcmp(tess_space_param_label(s, p, i), text) == 0) return i;
+        for (int i = 0; i < n; i++)
+            if (truth(text) >= 0 && truth(tess_space_param_label(s, p, i)) == truth(text)) return i;
         return -1;
     }
     char *end;
     double v = strtod(text, &end);
-    if (end == text) return -1;
+    if (end == text || *end) {
+        if (truth(text) < 0) return -1;
+        v = truth(text);
+    }
     int best = -1;
     double best_d = INFINITY;
     for (int i = 0; i < n; i++) {
@@ -30,6 +45,17 @@ static int snap(const tess_space *s, int p, const char *text) {
     return best;
 }
 
+/* Names that spaces spell differently for one idea: heat3d's hand-written
+ * CUDA space against the spaces generated from stencil specs. */
+static int param_index(const tess_space *s, const char *name) {
+    static const char *const synonyms[][2] = {{"zstream", "stream"}, {"chunk_z", "chunk"}, {"items_x", "ppt_x"}};
+    int p = tess_space_param_index(s, name);
+    for (size_t i = 0; p < 0 && i < sizeof synonyms / sizeof synonyms[0]; i++)
+        for (int k = 0; k < 2; k++)
+            if (strcmp(name, synonyms[i][k]) == 0) p = tess_space_param_index(s, synonyms[i][1 - k]);
+    return p;
+}
+
 tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out) {
     tess_space_default(space, out);
     char copy[1024];
@@ -38,7 +64,7 @@ tess_status tess_config_map(const tess_space *space, const char *text, tess_conf
         char *eq = strchr(item, '=');
         if (!eq) continue;
         *eq = '\0';
-        int p = tess_space_param_index(space, item);
+        int p = param_index(space, item);
         if (p < 0) continue;
         int idx = snap(space, p, eq + 1);
         if (idx >= 0) out->v[p] = (uint16_t)idx;
@@ -150,14 +176,29 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
         src->similarity = g.c[i].similarity;
         src->best_ms = g.c[i].summary.best_ms;
     }
-    /* Round robin: each source's best, then each source's second best, ... */
-    for (int rank = 0; rank < per_source && !st; rank++)
-        for (int i = 0; i < nsrc; i++) {
-            tess_config c;
-            if (rank < tops[i].n && tess_config_map(space, tops[i].rows[rank].config, &c) == TESS_OK &&
-                tess_config_set_add(seen, &c))
-                out->configs[out->n++] = c;
+    /* nsrc * per_source slots, shared among the sources in proportion to
+     * their similarity (D'Hondt: the next slot goes to the source with the
+     * largest similarity / (slots taken + 1)); each source gives its fastest
+     * configs not yet taken, none much slower than its best. */
+    int *taken = calloc((size_t)(nsrc ? nsrc : 1), 2 * sizeof *taken), *next = taken ? taken + nsrc : NULL;
+    if (!taken && !st) st = tess_error(TESS_ERR_NOMEM, "warm start");
+    while (!st && out->n < nsrc * per_source) {
+        int pick = -1;
+        for (int i = 0; i < nsrc; i++)
+            if (next[i] < tops[i].n &&
+                (pick < 0 || g.c[i].similarity / (taken[i] + 1) > g.c[pick].similarity / (taken[pick] + 1)))
+                pick = i;
+        if (pick < 0) break;
+        const tess_record_row *row = &tops[pick].rows[next[pick]++];
+        tess_config c;
+        if (row->time_ms > TESS_WARM_MAX_SLOWDOWN * tops[pick].rows[0].time_ms) {
+            next[pick] = tops[pick].n;
+        } else if (tess_config_map(space, row->config, &c) == TESS_OK && tess_config_set_add(seen, &c)) {
+            out->configs[out->n++] = c;
+            taken[pick]++;
         }
+    }
+    free(taken);
     /* Priors: every kept measurement, timed relative to its task's best. */
     for (int i = 0; i < nsrc && !st; i++)
         for (int k = 0; k < tops[i].n; k++) {

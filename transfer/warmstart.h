@@ -23,6 +23,8 @@ typedef struct tess_warm_source {
     double best_ms;
 } tess_warm_source;
 
+/* A source's configs slower than this times its best are no warm start. */
+#define TESS_WARM_MAX_SLOWDOWN 1.25
 /* Measurements per source task kept as cost-model priors. */
 #define TESS_WARM_PRIORS_PER_SOURCE 64
 
@@ -36,8 +38,9 @@ typedef struct tess_warm_start {
 } tess_warm_start;
 
 /* Builds a warm start for `target` from the records in db, excluding the
- * target task on its own device. At most max_sources tasks, per_source
- * configs from each as warm starts, and up to TESS_WARM_PRIORS_PER_SOURCE
+ * target task on its own device. At most max_sources tasks and
+ * max_sources * per_source warm-start configs, shared among the sources in
+ * proportion to their similarity, and up to TESS_WARM_PRIORS_PER_SOURCE
  * measurements from each as priors. An empty result (n == 0) is not an error. */
 tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *target,
                                   const tess_space *space, int max_sources, int per_source,
