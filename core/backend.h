@@ -37,6 +37,16 @@ typedef struct tess_kernel_metrics {
     double power_w;            /* average board power while timing; -1 if unknown */
 } tess_kernel_metrics;
 
+/* One kernel's outcome in a batch compilation. */
+typedef struct tess_compile_result {
+    tess_status status;
+    tess_blob binary;          /* owned by the caller when status is TESS_OK */
+    char *log;                 /* compiler output (malloc'd, may be NULL) */
+    /* Added to every entry name of the source to find its kernels in the
+     * binary ("" when the names are unchanged). */
+    char symbol_suffix[16];
+} tess_compile_result;
+
 typedef struct tess_backend_ops {
     const char *name;          /* "cpu" */
     const char *summary;
@@ -52,6 +62,11 @@ typedef struct tess_backend_ops {
      * error returns TESS_ERR_COMPILE with the compiler's log in *log. */
     tess_status (*compile)(const tess_device *dev, const tess_kernel_source *src,
                            tess_blob *bin, char **log);
+    /* Optional: compiles n kernels at once, which amortizes the compiler's
+     * fixed cost per program, and fills out[0..n). Each kernel's outcome is
+     * its own: a batch that fails is compiled again kernel by kernel. */
+    void (*compile_batch)(const tess_device *dev, const tess_kernel_source *src, int n,
+                          tess_compile_result *out);
 
     /* Execution context, opened in the process that runs kernels. */
     tess_status (*open)(const tess_device *dev, void **ctx);

@@ -15,8 +15,8 @@
 typedef struct worker {
     pid_t pid;
     int to_worker, from_worker;   /* pipe ends held by the parent */
-    int busy_tag;                 /* tag of the job in progress */
-    bool busy;
+    int tags[TESS_COMPILE_BATCH_MAX];   /* of the jobs in progress */
+    int njobs;                    /* 0: idle */
 } worker;
 
 typedef struct job {
@@ -31,7 +31,9 @@ struct tess_compile_pool {
     int nworkers;
     job *queue;                   /* FIFO of jobs not yet sent to a worker */
     int qhead, qlen, qcap;
-    int in_flight;
+    int in_flight;                /* jobs sent to workers, not yet answered */
+    tess_compiled *ready;         /* answered, not yet collected */
+    int nready, ready_cap;
 };
 
 void tess_compiled_free(tess_compiled *c) {
@@ -40,30 +42,59 @@ void tess_compiled_free(tess_compiled *c) {
     c->log = NULL;
 }
 
-/* The worker's loop: read a source, compile, answer; exit on EOF. */
+void tess_compiled_rename(const tess_compiled *c, tess_kernel_source *src) {
+    if (!c->symbol_suffix[0]) return;
+    for (int l = 0; l < src->nlaunches; l++) {
+        size_t len = strlen(src->launch[l].entry);
+        snprintf(src->launch[l].entry + len, sizeof src->launch[l].entry - len, "%s", c->symbol_suffix);
+    }
+}
+
+/* Compiles a worker's jobs: together when the backend can, else one by one. */
+static void compile_jobs(const tess_backend_ops *be, const tess_device *dev, const tess_kernel_source *src,
+                         int n, tess_compile_result *out) {
+    tess_error_clear();
+    if (n > 1 && be->compile_batch) {
+        be->compile_batch(dev, src, n, out);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].status = be->compile(dev, &src[i], &out[i].binary, &out[i].log);
+        if (out[i].status && !out[i].log) out[i].log = strdup(tess_errmsg());
+        tess_error_clear();
+    }
+}
+
+/* The worker's loop: read a count and that many sources, compile, answer
+ * each in order; exit on EOF. */
 static void worker_main(const tess_backend_ops *be, const tess_device *dev, int in, int out) {
     for (;;) {
-        tess_kernel_source src;
-        if (tess_ipc_read(in, &src, sizeof src)) _exit(0);
-        void *code;
-        size_t n;
-        if (tess_ipc_read_block(in, &code, &n)) _exit(0);
-        src.code = code;
-        tess_blob bin = {0};
-        char *log = NULL;
+        int32_t n;
+        tess_kernel_source src[TESS_COMPILE_BATCH_MAX];
+        tess_compile_result res[TESS_COMPILE_BATCH_MAX];
+        if (tess_ipc_read(in, &n, sizeof n) || n < 1 || n > TESS_COMPILE_BATCH_MAX) _exit(0);
+        for (int i = 0; i < n; i++) {
+            void *code;
+            size_t len;
+            if (tess_ipc_read(in, &src[i], sizeof src[i]) || tess_ipc_read_block(in, &code, &len)) _exit(0);
+            src[i].code = code;
+        }
         double t0 = tess_now();
-        tess_error_clear();
-        int32_t st = be->compile(dev, &src, &bin, &log);
-        double ms = 1e3 * (tess_now() - t0);
-        if (st && !log) log = strdup(tess_errmsg());
-        free(code);
-        const char *log_text = log ? log : "";
-        if (tess_ipc_write(out, &st, sizeof st) || tess_ipc_write(out, &ms, sizeof ms) ||
-            tess_ipc_write_block(out, bin.data, st ? 0 : bin.size) ||
-            tess_ipc_write_block(out, log_text, strlen(log_text)))
-            _exit(1);
-        tess_blob_free(&bin);
-        free(log);
+        compile_jobs(be, dev, src, n, res);
+        double ms = 1e3 * (tess_now() - t0) / n;
+        for (int i = 0; i < n; i++) {
+            int32_t st = res[i].status;
+            const char *log_text = res[i].log ? res[i].log : "";
+            if (tess_ipc_write(out, &st, sizeof st) || tess_ipc_write(out, &ms, sizeof ms) ||
+                tess_ipc_write(out, res[i].symbol_suffix, sizeof res[i].symbol_suffix) ||
+                tess_ipc_write_block(out, res[i].binary.data, st ? 0 : res[i].binary.size) ||
+                tess_ipc_write_block(out, log_text, strlen(log_text)))
+                _exit(1);
+            tess_blob_free(&res[i].binary);
+            free(res[i].log);
+            free(src[i].code);
+        }
     }
 }
 
@@ -100,7 +131,7 @@ static tess_status worker_start(tess_compile_pool *p, worker *w) {
     w->pid = pid;
     w->to_worker = req[1];
     w->from_worker = resp[0];
-    w->busy = false;
+    w->njobs = 0;
     return TESS_OK;
 }
 
@@ -111,7 +142,7 @@ static void worker_stop(worker *w) {
     kill(w->pid, SIGKILL);
     waitpid(w->pid, NULL, 0);
     w->pid = 0;
-    w->busy = false;
+    w->njobs = 0;
 }
 
 tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_device *dev,
@@ -145,6 +176,8 @@ void tess_compile_pool_destroy(tess_compile_pool *p) {
     if (!p) return;
     for (int i = 0; i < p->nworkers; i++) worker_stop(&p->workers[i]);
     for (int i = 0; i < p->qlen; i++) free(p->queue[(p->qhead + i) % p->qcap].src.code);
+    for (int i = 0; i < p->nready; i++) tess_compiled_free(&p->ready[i]);
+    free(p->ready);
     free(p->queue);
     free(p->workers);
     free(p);
@@ -152,7 +185,7 @@ void tess_compile_pool_destroy(tess_compile_pool *p) {
 
 int tess_compile_pool_workers(const tess_compile_pool *p) { return p->nworkers; }
 
-int tess_compile_pool_pending(const tess_compile_pool *p) { return p->qlen + p->in_flight; }
+int tess_compile_pool_pending(const tess_compile_pool *p) { return p->qlen + p->in_flight + p->nready; }
 
 tess_status tess_compile_pool_submit(tess_compile_pool *p, const tess_kernel_source *src, int tag) {
     if (p->qlen == p->qcap) {
@@ -174,86 +207,144 @@ tess_status tess_compile_pool_submit(tess_compile_pool *p, const tess_kernel_sou
     return TESS_OK;
 }
 
-/* Hands queued jobs to idle workers. A worker that cannot take its job is
- * restarted and the job stays queued. */
+/* Sends the first n queued jobs to w. */
+static bool send_jobs(tess_compile_pool *p, worker *w, int n) {
+    int32_t count = n;
+    if (tess_ipc_write(w->to_worker, &count, sizeof count)) return false;
+    for (int k = 0; k < n; k++) {
+        const job *j = &p->queue[(p->qhead + k) % p->qcap];
+        if (tess_ipc_write(w->to_worker, &j->src, sizeof j->src) ||
+            tess_ipc_write_block(w->to_worker, j->src.code, strlen(j->src.code)))
+            return false;
+    }
+    return true;
+}
+
+/* Hands queued jobs to idle workers: one each while there are enough idle
+ * workers, a share of the queue each (a batch) when there are not. A worker
+ * that cannot take its jobs is restarted and the jobs stay queued. */
 static tess_status dispatch(tess_compile_pool *p) {
+    int idle = 0;
+    for (int i = 0; i < p->nworkers; i++) idle += p->workers[i].njobs == 0;
     for (int i = 0; i < p->nworkers && p->qlen > 0; i++) {
         worker *w = &p->workers[i];
-        if (w->busy) continue;
-        job *j = &p->queue[p->qhead];
-        if (tess_ipc_write(w->to_worker, &j->src, sizeof j->src) ||
-            tess_ipc_write_block(w->to_worker, j->src.code, strlen(j->src.code))) {
+        if (w->njobs) continue;
+        int n = 1;
+        if (p->be->compile_batch) {
+            n = (p->qlen + idle - 1) / idle;
+            if (n > TESS_COMPILE_BATCH_MAX) n = TESS_COMPILE_BATCH_MAX;
+        }
+        if (!send_jobs(p, w, n)) {
             worker_stop(w);
             tess_status st = worker_start(p, w);
             if (st) return st;
             i--;
             continue;
         }
-        free(j->src.code);
-        w->busy = true;
-        w->busy_tag = j->tag;
-        p->qhead = (p->qhead + 1) % p->qcap;
-        p->qlen--;
-        p->in_flight++;
+        for (int k = 0; k < n; k++) {
+            job *j = &p->queue[p->qhead];
+            free(j->src.code);
+            w->tags[k] = j->tag;
+            p->qhead = (p->qhead + 1) % p->qcap;
+            p->qlen--;
+        }
+        w->njobs = n;
+        p->in_flight += n;
+        idle--;
     }
     return TESS_OK;
 }
 
-static tess_status collect(tess_compile_pool *p, worker *w, tess_compiled *out) {
-    memset(out, 0, sizeof *out);
-    out->tag = w->busy_tag;
-    w->busy = false;
-    p->in_flight--;
+/* Reads one answer of w into out; false when the worker is gone. */
+static bool read_answer(worker *w, tess_compiled *out) {
     int32_t st;
     void *bin = NULL, *log = NULL;
     size_t nbin = 0, nlog = 0;
     if (tess_ipc_read(w->from_worker, &st, sizeof st) ||
         tess_ipc_read(w->from_worker, &out->compile_ms, sizeof out->compile_ms) ||
-        tess_ipc_read_block(w->from_worker, &bin, &nbin) ||
-        tess_ipc_read_block(w->from_worker, &log, &nlog)) {
+        tess_ipc_read(w->from_worker, out->symbol_suffix, sizeof out->symbol_suffix) ||
+        tess_ipc_read_block(w->from_worker, &bin, &nbin) || tess_ipc_read_block(w->from_worker, &log, &nlog)) {
         free(bin);
-        int wstatus = 0;
-        char why[128] = "closed its pipe";
-        close(w->to_worker);
-        close(w->from_worker);
-        if (waitpid(w->pid, &wstatus, 0) == w->pid) tess_describe_exit(wstatus, why, sizeof why);
-        w->pid = 0;
-        out->status = TESS_ERR_COMPILE;
-        char msg[256];
-        snprintf(msg, sizeof msg, "the compiler process died (%s)", why);
-        out->log = strdup(msg);
-        return worker_start(p, w);
+        return false;
     }
+    out->symbol_suffix[sizeof out->symbol_suffix - 1] = '\0';
     out->status = (tess_status)st;
-    out->binary.data = bin;
-    out->binary.size = nbin;
     out->log = log;
     if (st) {
         free(bin);
-        out->binary.data = NULL;
-        out->binary.size = 0;
+    } else {
+        out->binary.data = bin;
+        out->binary.size = nbin;
     }
-    return TESS_OK;
+    return true;
+}
+
+/* Moves every answer of w to the ready list; the jobs of a worker that died
+ * become compile errors, and the worker is replaced. */
+static tess_status collect(tess_compile_pool *p, worker *w) {
+    if (p->nready + w->njobs > p->ready_cap) {
+        int ncap = p->ready_cap ? 2 * p->ready_cap : 64;
+        while (ncap < p->nready + w->njobs) ncap *= 2;
+        tess_compiled *grown = realloc(p->ready, (size_t)ncap * sizeof *grown);
+        if (!grown) return tess_error(TESS_ERR_NOMEM, "compile results");
+        p->ready = grown;
+        p->ready_cap = ncap;
+    }
+    bool alive = true;
+    char why[128] = "closed its pipe";
+    for (int k = 0; k < w->njobs; k++) {
+        tess_compiled *out = &p->ready[p->nready++];
+        memset(out, 0, sizeof *out);
+        out->tag = w->tags[k];
+        if (alive && read_answer(w, out)) continue;
+        if (alive) {
+            int wstatus = 0;
+            close(w->to_worker);
+            close(w->from_worker);
+            if (waitpid(w->pid, &wstatus, 0) == w->pid) tess_describe_exit(wstatus, why, sizeof why);
+            w->pid = 0;
+            alive = false;
+        }
+        char msg[256];
+        snprintf(msg, sizeof msg, "the compiler process died (%s)", why);
+        out->status = TESS_ERR_COMPILE;
+        out->log = strdup(msg);
+    }
+    p->in_flight -= w->njobs;
+    w->njobs = 0;
+    return alive ? TESS_OK : worker_start(p, w);
+}
+
+/* Hands the oldest ready answer to the caller. */
+static void pop_ready(tess_compile_pool *p, tess_compiled *out) {
+    *out = p->ready[0];
+    p->nready--;
+    memmove(p->ready, p->ready + 1, (size_t)p->nready * sizeof *p->ready);
 }
 
 tess_status tess_compile_pool_next(tess_compile_pool *p, tess_compiled *out) {
     tess_status st = dispatch(p);
     if (st) return st;
+    if (p->nready > 0) {
+        pop_ready(p, out);
+        return TESS_OK;
+    }
     if (p->in_flight == 0) return tess_error(TESS_ERR_NOTFOUND, "no compile job pending");
     struct pollfd fds[p->nworkers];
     for (;;) {
-        int n = 0;
         for (int i = 0; i < p->nworkers; i++)
-            fds[i] = (struct pollfd){.fd = p->workers[i].busy ? p->workers[i].from_worker : -1,
+            fds[i] = (struct pollfd){.fd = p->workers[i].njobs ? p->workers[i].from_worker : -1,
                                      .events = POLLIN};
-        n = poll(fds, (nfds_t)p->nworkers, -1);
+        int n = poll(fds, (nfds_t)p->nworkers, -1);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return tess_error(TESS_ERR_IO, "poll: %s", strerror(errno));
         for (int i = 0; i < p->nworkers; i++)
-            if (p->workers[i].busy && fds[i].revents) {
-                st = collect(p, &p->workers[i], out);
+            if (p->workers[i].njobs && fds[i].revents) {
+                st = collect(p, &p->workers[i]);
                 if (!st) st = dispatch(p);
-                return st;
+                if (st) return st;
+                pop_ready(p, out);
+                return TESS_OK;
             }
     }
 }

@@ -4,12 +4,16 @@
  * NVRTC serializes inside one process, and a compiler can crash: so each
  * worker is a forked process calling the backend's compile op. Jobs are
  * submitted without blocking and collected in completion order; a worker
- * that dies turns its job into a compile error and is replaced.
+ * that dies turns its jobs into compile errors and is replaced. When the
+ * backend compiles batches and more jobs wait than workers are idle, a
+ * worker takes several jobs at once (up to TESS_COMPILE_BATCH_MAX).
  */
 #ifndef TESS_COMPILE_POOL_H
 #define TESS_COMPILE_POOL_H
 
 #include "backend.h"
+
+#define TESS_COMPILE_BATCH_MAX 4
 
 typedef struct tess_compile_pool tess_compile_pool;
 
@@ -18,10 +22,14 @@ typedef struct tess_compiled {
     tess_status status;     /* TESS_OK, TESS_ERR_COMPILE, ... */
     tess_blob binary;       /* owned by the caller when status is TESS_OK */
     char *log;              /* compiler output (malloc'd, may be NULL) */
-    double compile_ms;
+    double compile_ms;      /* a batch's time is shared by its jobs */
+    char symbol_suffix[16]; /* add to the source's entry names (see tess_compile_result) */
 } tess_compiled;
 
 void tess_compiled_free(tess_compiled *c);
+/* Adds a compiled job's symbol suffix to the source's entry names, so the
+ * source finds its kernels in the binary. */
+void tess_compiled_rename(const tess_compiled *c, tess_kernel_source *src);
 
 /* workers <= 0: one per online core. */
 tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_device *dev,

@@ -112,6 +112,7 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
             break;
         }
         done[c.tag] = c;
+        tess_compiled_rename(&c, &src[c.tag]);
         order[collected++] = c.tag;
         res[c.tag].compile_ms = c.compile_ms;
         if (h->be->exclusive_timing) continue;

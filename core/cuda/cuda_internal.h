@@ -98,6 +98,8 @@ typedef struct tess_cuda_module {
 tess_status tess_cuda_probe(tess_device *dev);
 tess_status tess_cuda_compile(const tess_device *dev, const tess_kernel_source *src,
                               tess_blob *bin, char **log);
+void tess_cuda_compile_batch(const tess_device *dev, const tess_kernel_source *src, int n,
+                             tess_compile_result *out);
 tess_status tess_cuda_open(const tess_device *dev, void **ctx);
 void tess_cuda_close(void *ctx);
 tess_status tess_cuda_alloc(void *ctx, size_t bytes, void **dptr);

@@ -9,6 +9,7 @@ static const tess_backend_ops cuda_backend = {
     .exclusive_timing = false,
     .probe = tess_cuda_probe,
     .compile = tess_cuda_compile,
+    .compile_batch = tess_cuda_compile_batch,
     .open = tess_cuda_open,
     .close = tess_cuda_close,
     .alloc = tess_cuda_alloc,

@@ -27,20 +27,23 @@ static const tess_backend_ops *cuda;
 static tess_device dev;
 
 static const char *const variants3[] = {
-    "block_x=64,block_y=4,block_z=2,ppt_x=2,ppt_y=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
-    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
-    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
-    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=2",
+    "block_x=64,block_y=4,block_z=2,ppt_x=2,ppt_y=1,vec=1,stream=0,chunk=4,staging=ldg,unroll=1,min_blocks=1",
+    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=2",
+    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=4,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1",
+    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=2,stream=1,chunk=8,staging=ldg,unroll=2,min_blocks=2",
 };
 /* Temporal blocking, for stencils of several steps. */
 static const char *const time_blocked[] = {
-    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
-    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
-    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=2,stream=1,chunk=64,staging=shared,unroll=1,min_blocks=1,time_block=4",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
+    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=64,staging=shared,unroll=1,min_blocks=1,time_block=4",
 };
 static const char *const variants2[] = {
-    "block_x=32,block_y=8,ppt_x=2,ppt_y=2,staging=ldg,min_blocks=2",
-    "block_x=64,block_y=4,ppt_x=1,ppt_y=2,staging=shared,min_blocks=1",
+    "block_x=32,block_y=8,ppt_x=2,ppt_y=2,vec=1,staging=ldg,min_blocks=2",
+    "block_x=64,block_y=4,ppt_x=1,ppt_y=2,vec=1,staging=shared,min_blocks=1",
+    "block_x=32,block_y=8,ppt_x=1,ppt_y=2,vec=4,staging=shared,min_blocks=1",
 };
 
 typedef struct results {
@@ -70,7 +73,7 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
     int n = 0;
     tess_space_default(ev->space, &configs[n++]);
     const char *const *variants = ndim == 3 ? variants3 : variants2;
-    int nvariants = ndim == 3 ? 4 : 2;
+    int nvariants = ndim == 3 ? 6 : 3;
     bool blocked = tess_space_param_index(ev->space, "time_block") >= 0;
     for (int i = 0; i < nvariants + 3 * blocked; i++) {
         char text[512];
@@ -79,6 +82,7 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
         /* A variant may be illegal here (chunk list, launches, shared memory). */
         if (tess_config_parse(ev->space, text, &configs[n]) == TESS_OK) n++;
     }
+    CHECK_MSG(n > 1, "%s: none of the variant configs parses in this space: %s", name, tess_errmsg());
     for (int i = 0; i < nrandom && n < MAX_CONFIGS; i++) CHECK_OK(tess_space_sample(ev->space, rng, &configs[n++]));
     results rs = {.n = 0};
     CHECK_OK(ev->ops->evaluate(ev, configs, n, collect, &rs));

@@ -7,7 +7,10 @@
  *
  * Also checked: the cubin holds each launch's entry, a broken source fails
  * with TESS_ERR_COMPILE and the compiler's log, and a second compile of the
- * same source comes from the disk cache with the same bytes.
+ * same source comes from the disk cache with the same bytes; kernels
+ * compiled as a batch each find their (renamed) entries in the binary, a
+ * broken member fails alone, and a batch's kernels come back from the cache
+ * under the same names.
  */
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -129,6 +132,67 @@ static void check_cache(const tess_backend_ops *be, const tess_device *dev) {
     tess_blob_free(&h);
 }
 
+/* Checks one batch result: status, and every entry (with its suffix) in the binary. */
+static void check_batch_member(const tess_kernel_source *src, const tess_compile_result *r, bool renamed) {
+    CHECK_MSG(r->status == TESS_OK, "batch member: %s", r->log ? r->log : "");
+    CHECK(renamed == (r->symbol_suffix[0] != '\0'));
+    for (int l = 0; r->status == TESS_OK && l < src->nlaunches; l++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s%s", src->launch[l].entry, r->symbol_suffix);
+        CHECK_MSG(memmem(r->binary.data, r->binary.size, name, strlen(name)), "entry %s missing", name);
+    }
+}
+
+static void free_results(tess_compile_result *r, int n) {
+    for (int i = 0; i < n; i++) {
+        tess_blob_free(&r[i].binary);
+        free(r[i].log);
+    }
+}
+
+static void check_batch(const tess_backend_ops *be, const tess_device *dev, gsl_rng *rng) {
+    enum { N = 4 };
+    const int64_t cube[] = {64, 48, 40}, n[] = {1 << 20};
+    tess_task heat, sum;
+    tess_space *hs = NULL, *ss = NULL;
+    CHECK_OK(tess_task_init(&heat, "heat3d", TESS_F32, cube, 3));
+    CHECK_OK(tess_task_init(&sum, "sum", TESS_F32, n, 1));
+    CHECK_OK(tess_heat3d_cuda_space(&heat, dev, &hs));
+    CHECK_OK(tess_sum_cuda_space(&sum, dev, &ss));
+    if (!hs || !ss) return;
+    tess_kernel_source src[N];
+    tess_config c;
+    for (int i = 0; i < N - 1; i++) {
+        CHECK_OK(tess_space_sample(hs, rng, &c));
+        CHECK_OK(tess_heat3d_cuda_emit(&heat, dev, hs, &c, &src[i]));
+    }
+    tess_space_default(ss, &c);
+    CHECK_OK(tess_sum_cuda_emit(&sum, dev, ss, &c, &src[N - 1]));   /* two launches, other macros */
+    tess_compile_result r[N];
+    be->compile_batch(dev, src, N, r);
+    for (int i = 0; i < N; i++) check_batch_member(&src[i], &r[i], true);
+    tess_compile_result again[N];
+    be->compile_batch(dev, src, N, again);
+    for (int i = 0; i < N; i++) {
+        check_batch_member(&src[i], &again[i], true);
+        CHECK(strcmp(r[i].symbol_suffix, again[i].symbol_suffix) == 0);
+    }
+    free_results(r, N);
+    free_results(again, N);
+    /* A broken member: it fails with its log, the others still compile. */
+    char *keep = src[1].code;
+    src[1].code = "extern \"C\" __global__ void heat3d(float *p) { p[0] = undefined_name; }\n";
+    be->compile_batch(dev, src, N, r);
+    CHECK(r[1].status == TESS_ERR_COMPILE && r[1].log && strstr(r[1].log, "undefined_name"));
+    for (int i = 0; i < N; i++)
+        if (i != 1) check_batch_member(&src[i], &r[i], r[i].symbol_suffix[0] != '\0');
+    free_results(r, N);
+    src[1].code = keep;
+    for (int i = 0; i < N; i++) tess_kernel_source_free(&src[i]);
+    tess_space_destroy(hs);
+    tess_space_destroy(ss);
+}
+
 int main(void) {
     if (!tess_cuda_register) {
         printf("skipped: built without the CUDA toolkit\n");
@@ -159,6 +223,7 @@ int main(void) {
         compile_space(be, &dev, "sum", TESS_F64, n_pow2, 1, tess_sum_cuda_space, tess_sum_cuda_emit, rng);
         check_compile_error(be, &dev);
         check_cache(be, &dev);
+        check_batch(be, &dev, rng);
     }
     gsl_rng_free(rng);
     if (!ran) return 77;
