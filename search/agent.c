@@ -1,10 +1,12 @@
 /* agent.c - the default strategy: a multi-armed bandit that gives each
- * batch's slots to techniques (bayes, model, genetic, anneal) by how often
- * each recently proposed a config among the best tenth (a bandit in the
- * manner of OpenTuner's). All
- * techniques share one experience pool and its cost model; the run starts
- * from the warm-start configs when there are any, and priors from similar
- * tasks pre-train the cost model. */
+ * batch's slots to the two model-based techniques (bayes: a Gaussian process
+ * that extrapolates smooth trends; model: boosted trees that learn
+ * interactions and failing regions) by how often each recently proposed a
+ * config among the best tenth (a bandit in the manner of OpenTuner's). Both
+ * share one experience pool and its cost model; the run starts from the
+ * warm-start configs when there are any, and priors from similar tasks
+ * pre-train the cost model. Genetic and annealing search, slower to learn on
+ * every recorded space, are left to their own strategies. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +14,15 @@
 #include "search/search.h"
 #include "search/technique.h"
 
-#define NTECH 4
+#define NTECH 2
 #define WINDOW 24             /* recent outcomes a technique is judged on */
 #define EXPLORE 0.3           /* weight of the bandit's exploration term */
 #define MAX_PENDING 4096
 #define MAX_RANK 256          /* cap on the "best tenth" */
-/* Until this many observations every slot goes to the Gaussian process (the
- * first arm), the most sample-efficient technique while data is scarce. */
+#define PRIOR_WINS 3          /* each arm's belief before any outcome: 3 in 6 */
+#define PRIOR_USES 6
+/* Until this many observations the two techniques share the slots evenly:
+ * which suits a space is not known before it has been judged. */
 #define MODEL_START 48
 
 typedef struct arm {
@@ -59,17 +63,14 @@ static tess_status agent_create(const tess_space *s, const tess_strategy_options
     agent *g = calloc(1, sizeof *g);
     if (!g) return tess_error(TESS_ERR_NOMEM, "agent: no memory");
     static const tess_technique_ops *const techniques[NTECH] = {
-        &tess_technique_bayes, &tess_technique_model, &tess_technique_genetic, &tess_technique_anneal};
-    /* The model-based techniques are usually the most sample-efficient: they
-     * start with the better prior, and outcomes soon outweigh it. */
-    static const double prior_wins[NTECH] = {3, 2, 1, 1};
+        &tess_technique_bayes, &tess_technique_model};
     tess_status st = tess_pool_create(s, o, &g->pool);
     g->wait = malloc(MAX_PENDING * sizeof *g->wait);
     if (!st && !g->wait) st = tess_error(TESS_ERR_NOMEM, "agent: no memory");
     for (int k = 0; k < NTECH && !st; k++) {
         g->arms[k].ops = techniques[k];
-        g->arms[k].prior_wins = prior_wins[k];
-        g->arms[k].prior_uses = 6;
+        g->arms[k].prior_wins = PRIOR_WINS;
+        g->arms[k].prior_uses = PRIOR_USES;
         st = techniques[k]->create(g->pool, &g->arms[k].state);
     }
     if (st) {
@@ -98,9 +99,7 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     int slots[NTECH] = {0};
     for (int s = k; s < max; s++) {
         if (g->pool->n < MODEL_START) {
-            /* with priors from similar tasks the cost model is ready at once:
-             * it shares the early slots with the Gaussian process */
-            slots[tess_pool_has_priors(g->pool) && s % 2 ? 1 : 0]++;
+            slots[s % NTECH]++;
             continue;
         }
         int best = 0;
@@ -174,5 +173,5 @@ static tess_status agent_observe(void *state, const tess_config *c, tess_outcome
 }
 
 const tess_strategy_ops tess_search_agent = {
-    "agent", "bandit over bayes, model, genetic and anneal sharing one pool and cost model (default)",
+    "agent", "bandit over bayes and model sharing one pool and cost model (default)",
     agent_create, agent_propose, agent_observe, agent_destroy};

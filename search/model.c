@@ -12,16 +12,17 @@
 #include "search/technique.h"
 
 #define MIN_OK 6              /* successes before the model is trusted */
-#define MEMBERS 6             /* bootstrap ensemble */
-#define MEMBER_TREES 40
+#define MEMBERS 5             /* bootstrap ensemble */
+#define MEMBER_TREES 30
 #define MEMBER_DEPTH 4
 #define MEMBER_RATE 0.15
-#define NRANDOM 2048          /* random candidates (a listed space's whole rest when fewer) */
+#define MEMBER_ROWS 200       /* bootstrap draws per member, at most */
+#define NRANDOM 1024          /* random candidates (a listed space's whole rest when fewer) */
 #define NTOP 8                /* observations whose neighbourhoods seed it too */
 #define POPULATION 48         /* candidates kept between generations */
 #define GENERATIONS 4
 #define CHILDREN 96           /* per generation */
-#define MAX_CANDIDATES 4096
+#define MAX_CANDIDATES 2048
 
 typedef struct scored {
     tess_config c;
@@ -111,18 +112,19 @@ static int add(model *m, tess_pool *pool, int n, const tess_config *c) {
 static tess_status sample_members(model *m, tess_pool *pool, int nc) {
     double *x = NULL, *y = NULL;
     int rows = tess_pool_training(pool, &x, &y), d = pool->nfeat;
-    double *bx = rows > 0 ? malloc((size_t)rows * (size_t)d * sizeof *bx) : NULL;
-    double *by = rows > 0 ? malloc((size_t)rows * sizeof *by) : NULL;
+    int draws = rows < MEMBER_ROWS ? rows : MEMBER_ROWS;
+    double *bx = rows > 0 ? malloc((size_t)draws * (size_t)d * sizeof *bx) : NULL;
+    double *by = rows > 0 ? malloc((size_t)draws * sizeof *by) : NULL;
     double *f = malloc((size_t)(nc ? nc : 1) * (size_t)d * sizeof *f);
     tess_status st = bx && by && f ? TESS_OK : tess_error(TESS_ERR_NOMEM, "model: no memory");
     for (int i = 0; !st && i < nc; i++) tess_space_encode(pool->space, &m->cand[i].c, f + (size_t)i * (size_t)d);
     for (int k = 0; k < MEMBERS && !st; k++) {
-        for (int r = 0; r < rows; r++) {
+        for (int r = 0; r < draws; r++) {
             int pick = (int)gsl_rng_uniform_int(pool->rng, (unsigned long)rows);
             memcpy(bx + (size_t)r * (size_t)d, x + (size_t)pick * (size_t)d, (size_t)d * sizeof *bx);
             by[r] = y[pick];
         }
-        st = tess_gbt_fit(m->member[k], bx, by, rows);
+        st = tess_gbt_fit(m->member[k], bx, by, draws);
         double *pred = m->mpred + (size_t)k * MAX_CANDIDATES;
         for (int i = 0; !st && i < nc; i++) pred[i] = tess_gbt_predict(m->member[k], f + (size_t)i * (size_t)d);
     }
