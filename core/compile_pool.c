@@ -32,6 +32,7 @@ struct tess_compile_pool {
     job *queue;                   /* FIFO of jobs not yet sent to a worker */
     int qhead, qlen, qcap;
     int in_flight;                /* jobs sent to workers, not yet answered */
+    int max_batch;                /* jobs per worker at most */
     tess_compiled *ready;         /* answered, not yet collected */
     int nready, ready_cap;
 };
@@ -153,6 +154,7 @@ tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_devi
     if (!p) return tess_error(TESS_ERR_NOMEM, "compile pool");
     p->be = be;
     p->dev = *dev;
+    p->max_batch = be->compile_batch ? TESS_COMPILE_BATCH_MAX : 1;
     p->workers = calloc((size_t)workers, sizeof *p->workers);
     if (!p->workers) {
         free(p);
@@ -184,6 +186,11 @@ void tess_compile_pool_destroy(tess_compile_pool *p) {
 }
 
 int tess_compile_pool_workers(const tess_compile_pool *p) { return p->nworkers; }
+
+void tess_compile_pool_set_batch(tess_compile_pool *p, int max_jobs) {
+    if (max_jobs > TESS_COMPILE_BATCH_MAX) max_jobs = TESS_COMPILE_BATCH_MAX;
+    p->max_batch = p->be->compile_batch && max_jobs > 1 ? max_jobs : 1;
+}
 
 int tess_compile_pool_pending(const tess_compile_pool *p) { return p->qlen + p->in_flight + p->nready; }
 
@@ -229,11 +236,8 @@ static tess_status dispatch(tess_compile_pool *p) {
     for (int i = 0; i < p->nworkers && p->qlen > 0; i++) {
         worker *w = &p->workers[i];
         if (w->njobs) continue;
-        int n = 1;
-        if (p->be->compile_batch) {
-            n = (p->qlen + idle - 1) / idle;
-            if (n > TESS_COMPILE_BATCH_MAX) n = TESS_COMPILE_BATCH_MAX;
-        }
+        int n = (p->qlen + idle - 1) / idle;
+        if (n > p->max_batch) n = p->max_batch;
         if (!send_jobs(p, w, n)) {
             worker_stop(w);
             tess_status st = worker_start(p, w);

@@ -36,6 +36,8 @@ tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_devi
                                      int workers, tess_compile_pool **out);
 void tess_compile_pool_destroy(tess_compile_pool *p);
 int tess_compile_pool_workers(const tess_compile_pool *p);
+/* Most jobs a worker takes at once (1..TESS_COMPILE_BATCH_MAX; default the max). */
+void tess_compile_pool_set_batch(tess_compile_pool *p, int max_jobs);
 /* Queues a job (the source is copied). */
 tess_status tess_compile_pool_submit(tess_compile_pool *p, const tess_kernel_source *src, int tag);
 /* Jobs submitted and not yet collected. */

@@ -23,7 +23,7 @@ typedef struct hw_impl {
 } hw_impl;
 
 tess_hw_options tess_hw_options_default(void) {
-    return (tess_hw_options){.compile_workers = 0, .min_time_s = 0.02, .max_reps = 100, .race_factor = 1.2,
+    return (tess_hw_options){.compile_workers = 0, .min_time_s = 0.01, .max_reps = 100, .race_factor = 1.2,
                              .timeout_s = 0, .seed = 1};
 }
 

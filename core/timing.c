@@ -5,6 +5,9 @@
 #include "error.h"
 #include "timing.h"
 
+/* Runs after which a candidate above the cutoff stops being timed. */
+#define CUT_REPS 3
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -47,7 +50,7 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
     int per_round = warm > 0 ? (int)ceil(250.0 * o->min_time_s / warm) : min_reps;
     if (per_round < 1) per_round = 1;
     if (per_round > max_reps) per_round = max_reps;
-    int first_round = o->cutoff_ms > 0 && min_reps < per_round ? min_reps : per_round;
+    int first_round = o->cutoff_ms > 0 && CUT_REPS < per_round ? CUT_REPS : per_round;
     bool cut = false;
     int n = 0;
     double total_s = 0, prev_median = NAN;
@@ -63,7 +66,7 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
         tess_timing_summarize(sorted, n, &t);
         bool stable = fabs(t.median_ms - prev_median) <= 0.01 * t.median_ms;
         prev_median = t.median_ms;
-        if (n >= min_reps && o->cutoff_ms > 0 && t.median_ms > o->cutoff_ms) {
+        if (o->cutoff_ms > 0 && t.median_ms > o->cutoff_ms) {
             cut = true;
             break;
         }

@@ -1,7 +1,8 @@
 /*
  * bench_compile_pool.c - compile throughput of the compile pool: distinct
  * kernels (configs of an operator, each made unique so the disk cache cannot
- * answer) compiled by 1 worker and by N workers, in the same run.
+ * answer) compiled by 1 worker and by N workers, one kernel per program, then
+ * by N workers compiling batches, in the same run.
  *
  *   bench_compile_pool BACKEND [KERNELS] [WORKERS] [OP]   (defaults: 64, the core count, heat3d)
  *
@@ -40,12 +41,14 @@ static tess_status small_kernel(int i, tess_kernel_source *src) {
     return TESS_OK;
 }
 
-/* Compiles `count` kernels with `workers` processes; returns compiles per second. */
+/* Compiles `count` kernels with `workers` processes, each taking up to
+ * `batch` jobs at once; returns compiles per second. */
 static double throughput(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
-                         tess_space *space, const tess_task *task, int count, int workers, int round,
-                         int *failed) {
+                         tess_space *space, const tess_task *task, int count, int workers, int batch,
+                         int round, int *failed) {
     tess_compile_pool *pool;
     if (tess_compile_pool_create(be, dev, workers, &pool)) return -1;
+    tess_compile_pool_set_batch(pool, batch);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     tess_status st = TESS_OK;
@@ -130,14 +133,24 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", tess_errmsg());
         return 1;
     }
-    int failed1 = 0, failedn = 0;
-    double one = throughput(be, &dev, op, space, &task, count, 1, 1, &failed1);
-    double many = throughput(be, &dev, op, space, &task, count, workers, 2, &failedn);
+    /* One process, then one per worker, then the same with batches (where the
+     * backend compiles batches): each round from its own unique sources. */
+    int failed[3] = {0};
+    double one = throughput(be, &dev, op, space, &task, count, 1, 1, 1, &failed[0]);
+    double many = throughput(be, &dev, op, space, &task, count, workers, 1, 2, &failed[1]);
+    double batched = be->compile_batch
+                         ? throughput(be, &dev, op, space, &task, count, workers, TESS_COMPILE_BATCH_MAX, 3,
+                                      &failed[2])
+                         : 0;
     printf("compile pool, %s%s, %d %s kernels each\n", argv[1], offline ? " (no GPU: sm_90 descriptor)" : "",
            count, op_name);
-    printf("  1 worker process   %8.1f compiles/s (%d failed)\n", one, failed1);
-    printf("  %2d worker processes %7.1f compiles/s (%d failed)  speedup %.1fx\n", workers, many, failedn,
+    printf("  1 worker process   %8.1f compiles/s (%d failed)\n", one, failed[0]);
+    printf("  %2d worker processes %7.1f compiles/s (%d failed)  speedup %.1fx\n", workers, many, failed[1],
            many / one);
+    if (be->compile_batch)
+        printf("  %2d workers, batches of up to %d kernels per program %7.1f compiles/s (%d failed)  speedup %.1fx\n",
+               workers, TESS_COMPILE_BATCH_MAX, batched, failed[2], batched / one);
     tess_space_destroy(space);
-    return one > 0 && many > 0 && !failed1 && !failedn ? 0 : 1;
+    bool ok = one > 0 && many > 0 && (!be->compile_batch || batched > 0);
+    return ok && !failed[0] && !failed[1] && !failed[2] ? 0 : 1;
 }
