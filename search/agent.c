@@ -21,8 +21,8 @@
 #define MAX_RANK 256          /* cap on the "best tenth" */
 #define PRIOR_WINS 3          /* each arm's belief before any outcome: 3 in 6 */
 #define PRIOR_USES 6
-/* Until this many observations the two techniques share the slots evenly:
- * which suits a space is not known before it has been judged. */
+/* Until this many observations every slot goes to the Gaussian process (the
+ * first arm), the most sample-efficient technique while data is scarce. */
 #define MODEL_START 48
 
 typedef struct arm {
@@ -99,7 +99,9 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     int slots[NTECH] = {0};
     for (int s = k; s < max; s++) {
         if (g->pool->n < MODEL_START) {
-            slots[s % NTECH]++;
+            /* with priors from similar tasks the cost model is ready at once:
+             * it shares the early slots with the Gaussian process */
+            slots[tess_pool_has_priors(g->pool) && s % 2 ? 1 : 0]++;
             continue;
         }
         int best = 0;
