@@ -154,7 +154,7 @@ tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_devi
     if (!p) return tess_error(TESS_ERR_NOMEM, "compile pool");
     p->be = be;
     p->dev = *dev;
-    p->max_batch = be->compile_batch ? TESS_COMPILE_BATCH_MAX : 1;
+    p->max_batch = 1;   /* batches measured slower on the whole: see README.md */
     p->workers = calloc((size_t)workers, sizeof *p->workers);
     if (!p->workers) {
         free(p);

@@ -4,9 +4,9 @@
  * NVRTC serializes inside one process, and a compiler can crash: so each
  * worker is a forked process calling the backend's compile op. Jobs are
  * submitted without blocking and collected in completion order; a worker
- * that dies turns its jobs into compile errors and is replaced. When the
- * backend compiles batches and more jobs wait than workers are idle, a
- * worker takes several jobs at once (up to TESS_COMPILE_BATCH_MAX).
+ * that dies turns its jobs into compile errors and is replaced. With
+ * tess_compile_pool_set_batch, when the backend compiles batches and more
+ * jobs wait than workers are idle, a worker takes several jobs at once.
  */
 #ifndef TESS_COMPILE_POOL_H
 #define TESS_COMPILE_POOL_H
@@ -36,7 +36,7 @@ tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_devi
                                      int workers, tess_compile_pool **out);
 void tess_compile_pool_destroy(tess_compile_pool *p);
 int tess_compile_pool_workers(const tess_compile_pool *p);
-/* Most jobs a worker takes at once (1..TESS_COMPILE_BATCH_MAX; default the max). */
+/* Most jobs a worker takes at once (1..TESS_COMPILE_BATCH_MAX; default 1). */
 void tess_compile_pool_set_batch(tess_compile_pool *p, int max_jobs);
 /* Queues a job (the source is copied). */
 tess_status tess_compile_pool_submit(tess_compile_pool *p, const tess_kernel_source *src, int tag);

@@ -11,8 +11,9 @@
 #include "cuda_internal.h"
 #include "error.h"
 
-/* Poll interval for power samples while waiting for the GPU. */
-#define POWER_POLL_NS 2000000L
+/* Poll interval for power samples while waiting for the GPU (NVML's own
+ * readings change every few tens of ms; a short poll keeps short waits short). */
+#define POWER_POLL_NS 500000L
 
 static tess_status wait_for(tess_cuda_context *c, CUevent last, bool sample_power) {
     CUresult r;
