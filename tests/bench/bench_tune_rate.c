@@ -3,7 +3,7 @@
  * verified and timed per second once the compile pool is warm (the first
  * batch is excluded), with a fresh kernel cache, and where the time went.
  *
- *   bench_tune_rate BACKEND OP SHAPE [EVALUATIONS]
+ *   bench_tune_rate BACKEND OP SHAPE [EVALUATIONS] [COMPILE_BATCH]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +28,12 @@ static void on_result(const tess_result *r, void *user) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: bench_tune_rate BACKEND OP SHAPE [EVALUATIONS]\n");
+        fprintf(stderr, "usage: bench_tune_rate BACKEND OP SHAPE [EVALUATIONS] [COMPILE_BATCH]\n");
         return 2;
     }
     int budget = argc > 4 ? atoi(argv[4]) : 200;
+    tess_hw_options hw = tess_hw_options_default();
+    hw.compile_batch = argc > 5 ? atoi(argv[5]) : 1;
     int64_t shape[4];
     int ndim;
     tess_task task;
@@ -42,7 +44,7 @@ int main(int argc, char **argv) {
     if (tess_register_builtin() || !(be = tess_backend_find(argv[1])) || be->probe(&dev) ||
         !(op = tess_op_find(argv[2])) || tess_shape_parse(argv[3], shape, &ndim) ||
         tess_task_init(&task, argv[2], TESS_F32, shape, ndim) ||
-        tess_evaluator_create_hw(op, &task, be, &dev, NULL, &ev)) {
+        tess_evaluator_create_hw(op, &task, be, &dev, &hw, &ev)) {
         fprintf(stderr, "bench_tune_rate: %s\n", tess_errmsg());
         return 1;
     }
@@ -56,9 +58,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_tune_rate: %s\n", tess_errmsg());
         return 1;
     }
+    int batch = be->compile_batch && hw.compile_batch > 1 ? hw.compile_batch : 1;
     double warm = (c.n - c.first_batch) / (c.t_last - c.t_after_first_batch);
-    printf("end-to-end rate, %s %s %s: %d candidates (%d ok) in %.2f s\n", argv[1], argv[2], argv[3], c.n,
-           c.ok, tess_now() - t0);
+    printf("end-to-end rate, %s %s %s, up to %d kernel%s per compiler program: %d candidates (%d ok) in %.2f s\n",
+           argv[1], argv[2], argv[3], batch, batch > 1 ? "s" : "",
+           c.n, c.ok, tess_now() - t0);
     printf("  first batch of %d: %.2f s; after it: %.1f candidates/s\n", c.first_batch,
            c.t_after_first_batch - t0, warm);
     tess_hw_profile p;
