@@ -185,19 +185,9 @@ tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops) {
     tess_cuda_context *c = ctx;
     tess_status st = tess_cuda_bind(c);
     if (st) return st;
-    tess_device dev;
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
-    tess_kernel_source src = {.code = (char *)calibrate_source, .nlaunches = 1};
-    tess_blob bin = {0};
-    char *log = NULL;
-    st = tess_cuda_compile(&dev, &src, &bin, &log);
-    free(log);
-    if (st) return tess_error_context(st, "compiling the calibration kernels");
     CUmodule mod;
-    CUresult r = c->drv->cuModuleLoadData(&mod, bin.data);
-    tess_blob_free(&bin);
-    if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "loading the calibration kernels");
+    st = tess_cuda_load_own_module(c, calibrate_source, "the calibration kernels", &mod);
+    if (st) return st;
     /* A full-occupancy grid: every SM holds as many 256-thread blocks as it can. */
     unsigned grid = (unsigned)(c->sm_count * (c->max_threads_per_sm / CALIBRATE_THREADS));
     if (grid == 0) grid = 1;

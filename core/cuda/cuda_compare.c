@@ -11,8 +11,6 @@
  * !(|got - want| <= tol * (scale + |want|)).
  */
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #include "cuda_internal.h"
 #include "error.h"
 
@@ -64,20 +62,11 @@ static const char compare_source[] =
 /* Compiles (through the cubin cache) and loads the kernels once per context. */
 static tess_status load_compare_module(tess_cuda_context *c) {
     if (c->compare_module) return TESS_OK;
-    tess_device dev;
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
-    tess_kernel_source src = {.code = (char *)compare_source, .nlaunches = 1};
-    tess_blob bin = {0};
-    char *log = NULL;
-    tess_status st = tess_cuda_compile(&dev, &src, &bin, &log);
-    free(log);
-    if (st) return tess_error_context(st, "compiling the verification kernels");
     CUmodule mod;
-    CUresult r = c->drv->cuModuleLoadData(&mod, bin.data);
-    tess_blob_free(&bin);
-    if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "loading the verification kernels");
+    tess_status st = tess_cuda_load_own_module(c, compare_source, "the verification kernels", &mod);
+    if (st) return st;
     CUdeviceptr counts;
+    CUresult r;
     if ((r = c->drv->cuModuleGetFunction(&c->compare_fn[0], mod, "tess_compare_f32")) != CUDA_SUCCESS ||
         (r = c->drv->cuModuleGetFunction(&c->compare_fn[1], mod, "tess_compare_f64")) != CUDA_SUCCESS ||
         (r = c->drv->cuMemAlloc(&counts, 4 * sizeof(uint64_t))) != CUDA_SUCCESS) {

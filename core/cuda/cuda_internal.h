@@ -124,6 +124,10 @@ tess_status tess_cuda_bind(tess_cuda_context *c);
 /* Queues every launch of a module on the context's stream (no wait). */
 tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
                                  void *const *dbufs, int nbufs);
+/* Compiles one of the backend's own kernel sources for the context's
+ * device (through the cubin cache) and loads it; `what` names it in errors. */
+tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
+                                      CUmodule *out);
 /* Ensures at least n timing events exist. */
 tess_status tess_cuda_events_reserve(tess_cuda_context *c, int n);
 

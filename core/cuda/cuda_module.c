@@ -139,3 +139,24 @@ tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs
     }
     return TESS_OK;
 }
+
+tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
+                                      CUmodule *out) {
+    tess_device dev;
+    memset(&dev, 0, sizeof dev);
+    snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
+    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1};
+    tess_blob bin = {0};
+    char *log = NULL;
+    tess_status st = tess_cuda_compile(&dev, &src, &bin, &log);
+    free(log);
+    if (st) return tess_error_context(st, "compiling %s", what);
+    CUresult r = c->drv->cuModuleLoadData(out, bin.data);
+    tess_blob_free(&bin);
+    if (r != CUDA_SUCCESS) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "loading %s", what);
+        return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, msg);
+    }
+    return TESS_OK;
+}
