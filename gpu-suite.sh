@@ -137,7 +137,7 @@ if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && want tuner && has_cuda; then
 fi
 
 # --- end-to-end rate, spaces recorded for replay, warm starts on related shapes ----------
-if [ -n "$quick" ]; then rate_n=150 warm_n=30; else rate_n=300 warm_n=60; fi
+if [ -n "$quick" ]; then rate_n=150 warm_args="--repeats 3 --budget 20"; else rate_n=300 warm_args="--repeats 5 --budget 25"; fi
 # Spaces recorded for replay: "OP SHAPE SAMPLE" entries separated by commas.
 record_list=${TESSERA_SUITE_RECORD:-"heat3d 256x256x256 600,sum 67108864 720"}
 if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && has_cuda; then
@@ -157,19 +157,12 @@ if [ "${TESSERA_SUITE_TUNER:-1}" != 0 ] && has_cuda; then
         done
     fi
 
-    want transfer && say "warm starts: heat3d tuned at 256^3 and 384^3, then 512^3 and 320x320x640 cold and warm"
-    want transfer && for shape in 256x256x256 384x384x384; do
-        timeout 300 "$cli" tune heat3d --shape $shape --backend cuda --budget $warm_n --transfer off \
-            --db "$results/transfer-sources.db" --json > "$results/transfer-source-$shape.json" || failures+=("tune $shape")
-    done
-    want transfer && for shape in 512x512x512 320x320x640; do
-        for mode in off auto; do
-            cp "$results/transfer-sources.db" "$results/transfer-$shape-$mode.db"
-            timeout 300 "$cli" tune heat3d --shape $shape --backend cuda --budget $warm_n --transfer $mode \
-                --db "$results/transfer-$shape-$mode.db" --json > "$results/transfer-$shape-$mode.json" ||
-                failures+=("tune $shape $mode")
-        done
-    done
+    if want transfer; then
+        say "warm starts: related shapes and operators, cold against warm, several seeds"
+        # shellcheck disable=SC2086
+        timeout 480 "$root/tests/bench/bench_transfer_hw.sh" --tessera "$cli" --backend cuda $warm_args \
+            --out "$results/transfer-hw" > "$results/transfer-hw.log" 2>&1 || failures+=("bench_transfer_hw")
+    fi
 fi
 
 # --- the stencil library on cuda: tuned, against the calibrated copy and a naive kernel ---
@@ -229,15 +222,8 @@ for name in ("tune-heat3d-512.json", "tune-heat3d-256.json", "tune-sum.json"):
 print(read("tune-rate.txt").strip())
 print(read("tune-rate-warm.txt").strip())
 print(read("record.txt").strip())
-for shape in ("512x512x512", "320x320x640"):
-    for mode in ("off", "auto"):
-        text = read("transfer-%s-%s.json" % (shape, mode))
-        try:
-            j = json.loads(text)
-            print("heat3d %s transfer %-4s best %.4f ms (%.0f GB/s), default %.4f ms, warm configs %d" % (
-                shape, mode, j["best"]["time_ms"], j["best"]["gbps"], j["default_ms"], j["warm_configs"]))
-        except (ValueError, KeyError, TypeError):
-            if text: print("heat3d %s transfer %s: no JSON report" % (shape, mode))
+for line in read("transfer-hw/summary.txt").splitlines():
+    if line and not line.startswith("  per seed"): print(line)
 print(read("naive-heat3d.txt").strip().splitlines()[-1] if read("naive-heat3d.txt").strip() else "")
 names = sorted(n for n in os.listdir(results) if n.startswith("stencil-") and n.endswith(".json"))
 if names:
