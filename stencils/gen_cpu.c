@@ -4,21 +4,20 @@
  * (plain, and with wrapped indices for the edges of periodic axes); the
  * fixed-boundary copy; one row of the grid (bands, edges, and the
  * vectorised interior run); the parallel sweep over tiles of rows; and the
- * entry point, which runs `steps` sweeps, alternating buffers. */
+ * entry point, which runs `steps` sweeps, alternating buffers. With
+ * time_tile > 1, the time tiles of gen_cpu_tile.c come before the entry
+ * point, which then runs passes of several steps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
 #include "gen_cpu.h"
+#include "gen_cpu_internal.h"
 #include "gen_util.h"
 #include "spec_print.h"
 
-typedef struct cpu_plan {
-    const tess_spec *s;
-    const tess_task *t;
-    int tile_y, tile_z, threads, unroll;
-    bool simd, yz_order;
-} cpu_plan;
+const cpu_fns tess_cpu_grid_fns = {"tess_point", "tess_point_wrap", "tess_fixed", "z, y, x", false};
+const cpu_fns tess_cpu_tile_fns = {"tess_tile_point", "tess_tile_point_wrap", "tess_tile_fixed", "yb__, z, y, x", true};
 
 static const char *const order_labels[] = {"zy", "yz"};
 
@@ -29,10 +28,33 @@ static bool simd_or_unroll(const double *values, void *user) {
     return values[pos[0]] == 0 || values[pos[1]] == 1;
 }
 
+
+/* A time tile fuses steps along z, whatever the order of the tiles: only
+ * zy is listed with time_tile > 1 (positions of order and time_tile). */
+static bool order_or_time_tile(const double *values, void *user) {
+    (void)user;
+    return values[2] == 0 || values[6] == 1;
+}
+
 static long next_pow2(int64_t n) {
     long p = 1;
     while (p < n && p < (1L << 20)) p *= 2;
     return p;
+}
+
+/* time_tile: 1, then powers of two below the steps and the steps themselves,
+ * up to 8. The default fuses up to 4 steps in tiles of 32 rows by 64 planes
+ * (about 0.5 MB of scratch per thread for 256 points along x in f32). */
+static tess_status add_time_tile(tess_space *sp, const tess_spec *s) {
+    double v[5];
+    int n = 0;
+    for (int tt = 1; tt < s->steps && tt <= 8; tt *= 2) v[n++] = tt;
+    if (s->steps <= 8) v[n++] = s->steps;
+    int dflt = 0;
+    while (dflt + 1 < n && v[dflt + 1] <= 4) dflt++;
+    tess_status st = tess_space_add(sp, "time_tile", n, v, dflt);
+    if (!st) st = tess_space_add_constraint(sp, order_or_time_tile, NULL, "order=zy or time_tile=1");
+    return st;
 }
 
 tess_status tess_stencil_cpu_space(const tess_spec *s, const tess_task *t, const tess_device *dev,
@@ -43,12 +65,14 @@ tess_status tess_stencil_cpu_space(const tess_spec *s, const tess_task *t, const
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     int r = s->rank;
+    bool tiled = r == 3 && s->steps > 1;
     long ymax = next_pow2(t->shape[r - 2]);
     if (ymax > 512) ymax = 512;
-    st = tess_space_add_pow2(sp, "tile_y", 1, ymax, ymax);
+    st = tess_space_add_pow2(sp, "tile_y", 1, ymax, tiled && ymax > 32 ? 32 : ymax);
     if (!st && r == 3) {
         long zmax = next_pow2(t->shape[0]);
-        st = tess_space_add_pow2(sp, "tile_z", 1, zmax > 64 ? 64 : zmax, 1);
+        if (zmax > 64) zmax = 64;
+        st = tess_space_add_pow2(sp, "tile_z", 1, zmax, tiled ? zmax : 1);
         if (!st) st = tess_space_add_labels(sp, "order", 2, order_labels, 0);
     }
     if (!st) st = tess_space_add(sp, "simd", 2, (const double[]){0, 1}, 1);
@@ -62,6 +86,7 @@ tess_status tess_stencil_cpu_space(const tess_spec *s, const tess_task *t, const
     if (!st) st = tess_space_add(sp, "unroll", 4, (const double[]){1, 2, 4, 8}, 0);
     static const int pos3[] = {3, 5}, pos2[] = {1, 3};
     if (!st) st = tess_space_add_constraint(sp, simd_or_unroll, (void *)(r == 3 ? pos3 : pos2), "simd=0 or unroll=1");
+    if (!st && tiled) st = add_time_tile(sp, s);
     if (st) {
         tess_space_destroy(sp);
         return st;
@@ -75,22 +100,53 @@ tess_status tess_stencil_cpu_space(const tess_spec *s, const tess_task *t, const
 typedef struct ref_ctx {
     const tess_spec *s;
     tess_dtype real;
-    bool wrap;   /* wrap indices along periodic axes */
+    bool wrap;   /* wrap indices along periodic axes (in a tile, along x only) */
+    bool tile;   /* inside a time tile, see gen_cpu_tile.c */
 } ref_ctx;
+
+int tess_cpu_advancer(const tess_spec *s, int f) {
+    for (int g = 0; g < s->nfields; g++)
+        if (s->field[g].role == TESS_FIELD_OUT && s->field[g].advances == f) return g;
+    return -1;
+}
+
+/* One index of a field reference. In a tile, z and y may lie beyond the
+ * edges of a periodic axis by several periods: they are reduced with MOD. */
+static void print_index(tess_strbuf *b, const ref_ctx *r, int a, int off) {
+    const tess_spec *s = r->s;
+    char var[2] = {tess_spec_axis_name(s->rank, a), '\0'}, N = (char)(var[0] - 'a' + 'A');
+    bool periodic = tess_spec_periodic(s, a), x = a == s->rank - 1;
+    if (r->tile && periodic && !x) {
+        tess_strbuf_puts(b, "MOD(");
+        tess_gen_coord(b, var, off);
+        tess_strbuf_printf(b, ", N%c)", N);
+    } else if (r->wrap && periodic && off != 0 && (x || !r->tile)) {
+        tess_strbuf_puts(b, "WRAP(");
+        tess_gen_coord(b, var, off);
+        tess_strbuf_printf(b, ", N%c)", N);
+    } else {
+        tess_gen_coord(b, var, off);
+    }
+}
 
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const ref_ctx *r = user;
     const tess_spec *s = r->s;
     if (tess_gen_print_named_ref(b, s, e)) return;
     const tess_spec_field *f = &s->field[e->index];
+    if (r->tile && tess_cpu_advancer(s, e->index) >= 0) {
+        /* A state field in a tile: plane z + dz of the previous level's ring. */
+        tess_strbuf_printf(b, "%s[PL(%d)][SIDX(", f->name, e->off[0]);
+        tess_gen_coord(b, "y", e->off[1]);
+        tess_strbuf_puts(b, ", ");
+        print_index(b, r, 2, e->off[2]);
+        tess_strbuf_puts(b, ")]");
+        return;
+    }
     tess_strbuf_printf(b, "%s[%s(", f->name, f->rank < s->rank ? "IDX2" : "IDX");
     for (int a = s->rank - f->rank; a < s->rank; a++) {
-        char var[2] = {tess_spec_axis_name(s->rank, a), '\0'};
-        bool wrap = r->wrap && tess_spec_periodic(s, a) && e->off[a] != 0;
         if (a > s->rank - f->rank) tess_strbuf_puts(b, ", ");
-        if (wrap) tess_strbuf_puts(b, "WRAP(");
-        tess_gen_coord(b, var, e->off[a]);
-        if (wrap) tess_strbuf_printf(b, ", N%c)", var[0] - 'a' + 'A');
+        print_index(b, r, a, e->off[a]);
     }
     tess_strbuf_puts(b, ")]");
 }
@@ -101,41 +157,64 @@ static void print_number(tess_strbuf *b, double v, void *user) {
 
 /* ---- functions of the generated file ---------------------------------------------- */
 
-static void emit_params(tess_strbuf *b, const cpu_plan *p) {
+void tess_cpu_emit_params(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
     for (int f = 0; f < s->nfields; f++)
         tess_strbuf_printf(b, "%s%s%s *restrict %s", f ? ", " : "", s->field[f].role == TESS_FIELD_OUT ? "" : "const ",
                          tess_gen_ctype(s, f, p->t->dtype), s->field[f].name);
 }
 
-static void emit_args(tess_strbuf *b, const tess_spec *s) {
+void tess_cpu_emit_args(tess_strbuf *b, const tess_spec *s) {
     for (int f = 0; f < s->nfields; f++) tess_strbuf_printf(b, "%s%s", f ? ", " : "", s->field[f].name);
 }
 
 static const char *point_coords(const tess_spec *s) { return s->rank == 3 ? "z, y, x" : "y, x"; }
 
-static void emit_signature(tess_strbuf *b, const cpu_plan *p, const char *name, bool row) {
+/* In a tile, a state field is its ring of planes of the previous level and
+ * an output is the row the point writes. */
+static void emit_signature(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, const char *name, bool row) {
     const tess_spec *s = p->s;
     tess_strbuf_printf(b, "static inline __attribute__((always_inline)) void %s(", name);
-    emit_params(b, p);
-    tess_strbuf_puts(b, ",\n    ");
+    if (fns->tile) {
+        for (int f = 0; f < s->nfields; f++) {
+            const char *ty = tess_gen_ctype(s, f, p->t->dtype), *sep = f ? ", " : "";
+            if (s->field[f].role == TESS_FIELD_OUT)
+                tess_strbuf_printf(b, "%s%s *restrict %s", sep, ty, s->field[f].name);
+            else if (tess_cpu_advancer(s, f) >= 0)
+                tess_strbuf_printf(b, "%sconst %s *const *%s", sep, ty, s->field[f].name);
+            else
+                tess_strbuf_printf(b, "%sconst %s *restrict %s", sep, ty, s->field[f].name);
+        }
+        tess_strbuf_puts(b, ",\n    ptrdiff_t yb__, ");
+    } else {
+        tess_cpu_emit_params(b, p);
+        tess_strbuf_puts(b, ",\n    ");
+    }
     if (s->rank == 3) tess_strbuf_puts(b, "ptrdiff_t z, ");
     tess_strbuf_puts(b, row ? "ptrdiff_t y)\n{\n" : "ptrdiff_t y, ptrdiff_t x)\n{\n");
 }
 
-static void emit_point(tess_strbuf *b, const cpu_plan *p, bool wrap) {
+/* Where output f is stored at the point: the grid, or the tile's row. */
+static void emit_store(tess_strbuf *b, const tess_spec *s, const cpu_fns *fns, int f) {
+    if (fns->tile) tess_strbuf_printf(b, "    %s[x] = ", s->field[f].name);
+    else tess_strbuf_printf(b, "    %s[IDX(%s)] = ", s->field[f].name, point_coords(s));
+}
+
+void tess_cpu_emit_point(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, bool wrap) {
     const tess_spec *s = p->s;
-    tess_strbuf_printf(b, "/* The update at one point%s. */\n",
-                     wrap ? " near the edge of a periodic axis: indices wrap" : " whose neighbours are all in the grid");
-    emit_signature(b, p, wrap ? "tess_point_wrap" : "tess_point", false);
-    ref_ctx rc = {s, p->t->dtype, wrap};
+    tess_strbuf_printf(b, "/* The update at one point%s%s. */\n", fns->tile ? " of a time tile" : "",
+                     !wrap ? " whose neighbours are all in the grid"
+                     : fns->tile ? " near the edge of periodic x: indices wrap"
+                     : " near the edge of a periodic axis: indices wrap");
+    emit_signature(b, p, fns, wrap ? fns->point_wrap : fns->point, false);
+    ref_ctx rc = {s, p->t->dtype, wrap, fns->tile};
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = &rc};
     for (int i = 0; i < s->ninst; i++) {
         int out = -1;
         for (int f = 0; f < s->nfields; f++)
             if (s->out_inst[f] == i) out = f;
         if (out >= 0) {
-            tess_strbuf_printf(b, "    %s[IDX(%s)] = ", s->field[out].name, point_coords(s));
+            emit_store(b, s, fns, out);
         } else {
             char name[64];
             tess_gen_inst_name(s, i, name, sizeof name);
@@ -147,25 +226,23 @@ static void emit_point(tess_strbuf *b, const cpu_plan *p, bool wrap) {
     tess_strbuf_puts(b, "}\n\n");
 }
 
-static void emit_fixed(tess_strbuf *b, const cpu_plan *p) {
+void tess_cpu_emit_fixed(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns) {
     const tess_spec *s = p->s;
     tess_strbuf_puts(b, "/* A point on a fixed boundary band: outputs keep the values of the inputs they\n"
                       " * advance (0 for an output that advances none). */\n");
-    emit_signature(b, p, "tess_fixed", false);
+    emit_signature(b, p, fns, fns->fixed, false);
     for (int f = 0; f < s->nfields; f++) {
         if (s->field[f].role != TESS_FIELD_OUT) continue;
-        tess_strbuf_printf(b, "    %s[IDX(%s)] = ", s->field[f].name, point_coords(s));
-        if (s->field[f].advances >= 0)
-            tess_strbuf_printf(b, "%s[IDX(%s)];\n", s->field[s->field[f].advances].name, point_coords(s));
-        else
-            tess_strbuf_puts(b, "0;\n");
+        emit_store(b, s, fns, f);
+        const char *in = s->field[f].advances >= 0 ? s->field[s->field[f].advances].name : NULL;
+        if (!in) tess_strbuf_puts(b, "0;\n");
+        else if (fns->tile) tess_strbuf_printf(b, "%s[PL(0)][SIDX(y, x)];\n", in);
+        else tess_strbuf_printf(b, "%s[IDX(%s)];\n", in, point_coords(s));
     }
     tess_strbuf_puts(b, "}\n\n");
 }
 
-/* Appends "y < LO_Y || y >= NY - HI_Y" for the outer axes (all but x) that
- * are periodic (or fixed) and have a band; returns how many. */
-static int band_test(tess_strbuf *b, const tess_spec *s, bool periodic) {
+int tess_cpu_band_test(tess_strbuf *b, const tess_spec *s, bool periodic) {
     int n = 0;
     for (int a = 0; a < s->rank - 1; a++) {
         if (tess_spec_periodic(s, a) != periodic || (s->lo[a] == 0 && s->hi[a] == 0)) continue;
@@ -175,41 +252,48 @@ static int band_test(tess_strbuf *b, const tess_spec *s, bool periodic) {
     return n;
 }
 
-static void emit_call(tess_strbuf *b, const tess_spec *s, const char *indent, const char *fn) {
+/* A call of a point function; in a tile, state fields are passed as rings
+ * and outputs as rows under the same names. */
+static void emit_call(tess_strbuf *b, const tess_spec *s, const cpu_fns *fns, const char *indent, const char *fn) {
     tess_strbuf_printf(b, "%s%s(", indent, fn);
-    emit_args(b, s);
-    tess_strbuf_printf(b, ", %s);\n", point_coords(s));
+    tess_cpu_emit_args(b, s);
+    tess_strbuf_printf(b, ", %s);\n", s->rank == 3 ? fns->coords : "y, x");
 }
 
-/* The three runs of a row along x: the low edge, the middle, the high edge.
- * Edges wrap if x is periodic and keep their values if it is fixed. */
-static void emit_x_runs(tess_strbuf *b, const cpu_plan *p, const char *ind, const char *middle, bool pragmas) {
+/* Edges wrap if x is periodic and keep their values if it is fixed. */
+static void emit_runs(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, const char *ind, const char *middle,
+                      bool pragmas) {
     const tess_spec *s = p->s;
     int x = s->rank - 1;
-    const char *edge = tess_spec_periodic(s, x) ? "tess_point_wrap" : "tess_fixed";
+    const char *edge = tess_spec_periodic(s, x) ? fns->point_wrap : fns->fixed;
     char inner[64];
     snprintf(inner, sizeof inner, "%s    ", ind);
     if (s->lo[x] > 0) {
         tess_strbuf_printf(b, "%sfor (ptrdiff_t x = 0; x < LO_X; x++)\n", ind);
-        emit_call(b, s, inner, edge);
+        emit_call(b, s, fns, inner, edge);
     }
     if (pragmas && p->simd) tess_strbuf_puts(b, "#pragma omp simd\n");
     if (pragmas && p->unroll > 1) tess_strbuf_printf(b, "#pragma GCC unroll %d\n", p->unroll);
     tess_strbuf_printf(b, "%sfor (ptrdiff_t x = LO_X; x < NX - HI_X; x++)\n", ind);
-    emit_call(b, s, inner, middle);
+    emit_call(b, s, fns, inner, middle);
     if (s->hi[x] > 0) {
         tess_strbuf_printf(b, "%sfor (ptrdiff_t x = NX - HI_X > LO_X ? NX - HI_X : LO_X; x < NX; x++)\n", ind);
-        emit_call(b, s, inner, edge);
+        emit_call(b, s, fns, inner, edge);
     }
+}
+
+void tess_cpu_emit_x_runs(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, const char *ind) {
+    emit_runs(b, p, fns, ind, fns->point, true);
 }
 
 static void emit_row(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
+    const cpu_fns *fns = &tess_cpu_grid_fns;
     tess_strbuf_puts(b, "/* One row of the grid along x. */\n");
-    emit_signature(b, p, "tess_row", true);
+    emit_signature(b, p, fns, "tess_row", true);
     for (int periodic = 0; periodic < 2; periodic++) {
         tess_strbuf test = {0};
-        if (band_test(&test, s, periodic) == 0) {
+        if (tess_cpu_band_test(&test, s, periodic) == 0) {
             tess_strbuf_free(&test);
             continue;
         }
@@ -218,22 +302,22 @@ static void emit_row(tess_strbuf *b, const cpu_plan *p) {
                                     : "/* Rows on a fixed boundary band keep their values. */",
                            test.data);
         if (periodic) {
-            emit_x_runs(b, p, "        ", "tess_point_wrap", false);
+            emit_runs(b, p, fns, "        ", fns->point_wrap, false);
         } else {
             tess_strbuf_puts(b, "        for (ptrdiff_t x = 0; x < NX; x++)\n");
-            emit_call(b, s, "            ", "tess_fixed");
+            emit_call(b, s, fns, "            ", fns->fixed);
         }
         tess_strbuf_puts(b, "        return;\n    }\n");
         tess_strbuf_free(&test);
     }
-    emit_x_runs(b, p, "    ", "tess_point", true);
+    tess_cpu_emit_x_runs(b, p, fns, "    ");
     tess_strbuf_puts(b, "}\n\n");
 }
 
 static void emit_sweep(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
     tess_strbuf_puts(b, "/* One update of the whole grid, by tiles of rows. */\nstatic void tess_sweep(");
-    emit_params(b, p);
+    tess_cpu_emit_params(b, p);
     tess_strbuf_puts(b, ")\n{\n");
     if (s->rank == 3) {
         const char *zl = "for (ptrdiff_t zt = 0; zt < NZ; zt += TILE_Z)";
@@ -250,7 +334,7 @@ static void emit_sweep(tess_strbuf *b, const cpu_plan *p) {
                           "        for (ptrdiff_t y = yt; y < yt + TILE_Y && y < NY; y++)\n"
                           "            tess_row(");
     }
-    emit_args(b, s);
+    tess_cpu_emit_args(b, s);
     tess_strbuf_printf(b, ", %s);\n}\n\n", s->rank == 3 ? "z, y" : "y");
 }
 
@@ -264,7 +348,7 @@ static void emit_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
     }
     if (s->steps == 1) {
         tess_strbuf_puts(b, "    tess_sweep(");
-        emit_args(b, s);
+        tess_cpu_emit_args(b, s);
         tess_strbuf_puts(b, ");\n}\n");
         return;
     }
@@ -285,9 +369,7 @@ static void emit_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
     }
     tess_strbuf_puts(b, "        tess_sweep(");
     for (int f = 0; f < s->nfields; f++) {
-        bool advanced = false;
-        for (int g = 0; g < s->nfields; g++) advanced |= s->field[g].advances == f;
-        const char *suffix = s->field[f].role == TESS_FIELD_OUT ? "__dst" : advanced ? "__src" : "";
+        const char *suffix = s->field[f].role == TESS_FIELD_OUT ? "__dst" : tess_cpu_advancer(s, f) >= 0 ? "__src" : "";
         tess_strbuf_printf(b, "%s%s%s", f ? ", " : "", s->field[f].name, suffix);
     }
     tess_strbuf_puts(b, ");\n    }\n}\n");
@@ -305,31 +387,45 @@ tess_status tess_stencil_cpu_emit(const tess_spec *s, const tess_task *t, const 
     p.unroll = tess_gen_param(sp, c, "unroll");
     p.simd = tess_gen_param(sp, c, "simd") != 0;
     p.yz_order = strcmp(tess_gen_label(sp, c, "order"), "yz") == 0;
-    if (p.tile_y < 1 || p.tile_z < 1 || p.threads < 1 || p.unroll < 1)
+    p.time_tile = tess_space_param_index(sp, "time_tile") >= 0 ? tess_gen_param(sp, c, "time_tile") : 1;
+    if (p.tile_y < 1 || p.tile_z < 1 || p.threads < 1 || p.unroll < 1 || p.time_tile < 1)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the config lacks a cpu tunable", s->name);
+    if (p.time_tile > 1 && (s->rank != 3 || p.time_tile > s->steps))
+        return tess_error(TESS_ERR_ARG, "stencil '%s': time_tile %d needs a 3D stencil of as many steps",
+                          s->name, p.time_tile);
     char config[512] = "";
     tess_config_format(sp, c, config, sizeof config);
 
     tess_strbuf b = {0};
     tess_gen_header(&b, s, t, "cpu (C/OpenMP)", config);
-    tess_strbuf_puts(&b, "#include <math.h>\n#include <stddef.h>\n\n");
+    tess_strbuf_puts(&b, "#include <math.h>\n#include <stddef.h>\n");
+    if (p.time_tile > 1) tess_strbuf_puts(&b, "#include <stdlib.h>\n#include <string.h>\n#include <omp.h>\n");
+    tess_strbuf_puts(&b, "\n");
     tess_gen_prelude(&b, s, t, "static inline");
     tess_strbuf_printf(&b, "/* Tuning. */\n#define TILE_Y %d\n", p.tile_y);
     if (s->rank == 3) tess_strbuf_printf(&b, "#define TILE_Z %d\n", p.tile_z);
-    tess_strbuf_printf(&b, "#define THREADS %d\n#define STEPS %d\n\n", p.threads, s->steps);
+    tess_strbuf_printf(&b, "#define THREADS %d\n#define STEPS %d\n", p.threads, s->steps);
+    if (p.time_tile > 1) tess_strbuf_printf(&b, "#define TIME_TILE %d\n", p.time_tile);
+    tess_strbuf_puts(&b, "\n");
     if (s->rank == 3)
         tess_strbuf_puts(&b, "#define IDX(z, y, x) (((ptrdiff_t)(z) * NY + (y)) * NX + (x))\n"
                            "#define IDX2(y, x) ((ptrdiff_t)(y) * NX + (x))   /* 2D fields */\n");
     else
         tess_strbuf_puts(&b, "#define IDX(y, x) ((ptrdiff_t)(y) * NX + (x))\n");
     tess_strbuf_puts(&b, "#define WRAP(i, n) ((i) < 0 ? (i) + (n) : (i) >= (n) ? (i) - (n) : (i))\n\n");
-    emit_point(&b, &p, false);
-    if (s->periodic_xyz) emit_point(&b, &p, true);
-    emit_fixed(&b, &p);
+    const cpu_fns *grid = &tess_cpu_grid_fns;
+    tess_cpu_emit_point(&b, &p, grid, false);
+    if (s->periodic_xyz) tess_cpu_emit_point(&b, &p, grid, true);
+    tess_cpu_emit_fixed(&b, &p, grid);
     emit_row(&b, &p);
     emit_sweep(&b, &p);
     snprintf(out->launch[0].entry, sizeof out->launch[0].entry, "%s_cpu", s->name);
-    emit_entry(&b, &p, out->launch[0].entry);
+    if (p.time_tile > 1) {
+        tess_cpu_emit_tiles(&b, &p);
+        tess_cpu_emit_tiled_entry(&b, &p, out->launch[0].entry);
+    } else {
+        emit_entry(&b, &p, out->launch[0].entry);
+    }
     out->nlaunches = 1;
     /* Lets select() and min/max vectorise; values are the same as without. */
     snprintf(out->options, sizeof out->options, "-fno-trapping-math");
