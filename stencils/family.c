@@ -33,6 +33,7 @@ extern const char tess_src_stencils_templates_box3d27_stencil[];
 extern const char tess_src_stencils_templates_hdiff_stencil[];
 extern const char tess_src_stencils_templates_heat2d_stencil[];
 extern const char tess_src_stencils_templates_heat3d_stencil[];
+extern const char tess_src_stencils_templates_heat3d4_stencil[];
 extern const char tess_src_stencils_templates_star3d25_stencil[];
 extern const char tess_src_stencils_templates_varcoef3d_stencil[];
 
@@ -45,6 +46,7 @@ static const struct {
     {"hdiff.stencil", tess_src_stencils_templates_hdiff_stencil},
     {"heat2d.stencil", tess_src_stencils_templates_heat2d_stencil},
     {"heat3d.stencil", tess_src_stencils_templates_heat3d_stencil},
+    {"heat3d4.stencil", tess_src_stencils_templates_heat3d4_stencil},
     {"star3d25.stencil", tess_src_stencils_templates_star3d25_stencil},
     {"varcoef3d.stencil", tess_src_stencils_templates_varcoef3d_stencil},
 };
