@@ -140,6 +140,41 @@ static void check_stencil(const char *name, tess_dtype dtype, const int64_t *sha
     tess_space_destroy(sp);
 }
 
+/* Every time_tile of a multi-step stencil, on tiles of one row and plane,
+ * of a few, and of the whole grid (the largest values), with one thread and
+ * with all: tiles cut the grid unevenly, and their halos reach past edges. */
+static void check_time_tiles(const char *name, tess_dtype dtype, const int64_t *shape) {
+    const tess_op *op = tess_stencils_op(name);
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, name, dtype, shape, 3));
+    tess_space *sp = NULL;
+    CHECK_OK(op->space(&t, &dev, &sp));
+    if (!sp) return;
+    int ptt = tess_space_param_index(sp, "time_tile"), pty = tess_space_param_index(sp, "tile_y"),
+        ptz = tess_space_param_index(sp, "tile_z"), pth = tess_space_param_index(sp, "threads");
+    CHECK_MSG(ptt >= 0, "%s has no time_tile", name);
+    double worst = 0;
+    int n = 0;
+    for (int i = 0; ptt >= 0 && i < tess_space_param_size(sp, ptt); i++) {
+        static const int tiles[3] = {1, 2, -1};   /* -1: the largest */
+        for (int k = 0; k < 3; k++) {
+            tess_config c;
+            tess_space_default(sp, &c);
+            c.v[ptt] = i;
+            c.v[pty] = tiles[k] > 0 ? tess_space_value_index(sp, pty, tiles[k]) : tess_space_param_size(sp, pty) - 1;
+            c.v[ptz] = tiles[k] > 0 ? tess_space_value_index(sp, ptz, tiles[k]) : tess_space_param_size(sp, ptz) - 1;
+            c.v[pth] = k == 1 ? 0 : tess_space_param_size(sp, pth) - 1;
+            CHECK(tess_space_valid(sp, &c));
+            double w = check_config(op, &t, sp, &c);
+            if (!(w <= worst)) worst = w;
+            n++;
+        }
+    }
+    printf("%-10s %s: %d time-tiled configs, worst error %.3f of the tolerance\n", name, tess_dtype_name(dtype),
+           n, worst);
+    tess_space_destroy(sp);
+}
+
 /* A coefficient changed by 1e-3 must fail verification. */
 static void check_detects_error(void) {
     const tess_op *op = tess_stencils_op("heat3d");
@@ -204,7 +239,9 @@ static void check_evaluator(const char *name, tess_dtype dtype, const int64_t *s
 }
 
 /* Stencils beyond the library: periodic along z and y with a 2D
- * coefficient field, and three time steps in one kernel. */
+ * coefficient field; several time steps in one kernel: fixed, periodic
+ * along z and x, periodic along y and x with two state fields, and
+ * without reach along z. */
 static const char *const extra_specs[] = {
     "stencil zwrap\n"
     "grid 6x7x8\n"
@@ -220,6 +257,13 @@ static const char *const extra_specs[] = {
     "field u in\nfield k coef range 0 1\nfield u_new out advances u\n"
     "param alpha = 0.1\n"
     "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
+    "stencil ywrap\ngrid 7x6x9\nboundary periodic y x\nsteps 4\n"
+    "field u in\nfield w in\nfield s 2d coef range 0 1\nfield u_out out advances u\nfield w_out out advances w\n"
+    "lap = u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 4 * u\n"
+    "u_out = u + 0.1 * s * lap + 0.05 * (w[1,0,0] - w[-1,0,0])\n"
+    "w_out = w + 0.1 * (lap[0,1,0] - lap)\n",
+    "stencil flat\ngrid 5x8x7\nboundary periodic z\nsteps 3\nfield u in\nfield v out advances u\n"
+    "v = u + 0.2 * (u[0,2,0] + u[0,-1,0] + u[0,0,2] - 3 * u)\n",
 };
 
 int main(void) {
@@ -253,6 +297,11 @@ int main(void) {
     check_stencil("multistep", TESS_F64, s3, 3, 1, rng);
     check_stencil("multistep", TESS_F32, s3, 3, 1, rng);
     check_stencil("eight", TESS_F64, s3, 3, 1, rng);
+    check_time_tiles("heat3d4", TESS_F32, s3);
+    check_time_tiles("multistep", TESS_F64, s3);
+    check_time_tiles("eight", TESS_F32, s3);
+    check_time_tiles("ywrap", TESS_F64, (const int64_t[]){7, 6, 9});
+    check_time_tiles("flat", TESS_F32, (const int64_t[]){5, 8, 7});
     /* A grid smaller than the halo along a fixed axis: every point is boundary. */
     check_stencil("star3d25", TESS_F32, (const int64_t[]){3, 12, 12}, 3, 1, rng);
     check_detects_error();
