@@ -3,7 +3,7 @@
 replays, with the same budget and repeats, printed as a comparable table.
 
 Kernel Tuner (pip install kernel_tuner) replays a cache file in its simulation
-mode. Each strategy runs REPEATS times with seeds SEED, SEED+1, ...; per space and
+mode; a `tessera record` export (JSON lines) is converted to one first. Each strategy runs REPEATS times with seeds SEED, SEED+1, ...; per space and
 strategy the table gives the median evaluations to get within 5% and 1% of the
 space's optimum (">budget" when most runs never got there), the ratio of the
 former to the exact expectation of uniform random sampling without replacement,
@@ -26,10 +26,46 @@ BUDGETS = (20, 50, 100, 200)
 DEFAULT_STRATEGIES = "random_sample,simulated_annealing,genetic_algorithm,bayes_opt,greedy_ils,diff_evo,pso"
 
 
+# Kernel Tuner's spelling of tessera's failure statuses.
+KT_FAILURES = {"compile_error": "CompilationFailedConfig", "invalid": "InvalidConfig"}
+
+
+def cache_from_records(lines):
+    """A Kernel Tuner cache dict from the lines of a `tessera record` export: the
+    first line's task only, a config recorded twice keeping its fastest ok result
+    (as tessera's replay reads it)."""
+    records = [json.loads(line) for line in lines if line.strip()]
+    task = records[0]["task"]
+    records = [r for r in records if r["task"] == task]
+    keys = list(records[0]["params"].keys())
+    values = {k: [] for k in keys}
+    entries = {}
+    for r in records:
+        for k in keys:
+            if r["params"][k] not in values[k]:
+                values[k].append(r["params"][k])
+        key = ",".join(str(r["params"][k]) for k in keys)
+        ok = r["status"] == "ok" and isinstance(r.get("time_ms"), (int, float))
+        time = r["time_ms"] if ok else KT_FAILURES.get(r["status"], "RuntimeFailedConfig")
+        old = entries.get(key)
+        if old is None or (ok and (not isinstance(old["time"], float) or time < old["time"])):
+            entries[key] = dict(r["params"], time=float(time) if ok else time)
+    for k in keys:   # numbers in order; labels as first seen
+        if all(isinstance(v, (int, float)) for v in values[k]):
+            values[k].sort()
+    return {"device_name": records[0]["device"]["name"], "kernel_name": task.split(":")[0],
+            "problem_size": 1, "tune_params_keys": keys, "tune_params": values,
+            "objective": "time", "cache": entries}   # "cache" last: Kernel Tuner checks the file's end
+
+
 def load_cache(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
-        return json.load(f)
+        text = f.read()
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:   # JSON lines: a tessera record export
+        return cache_from_records(text.splitlines())
 
 
 def space_stats(cache):
