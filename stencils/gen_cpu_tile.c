@@ -43,7 +43,7 @@ static void emit_macros(tess_strbuf *b) {
         "#define MOD(i, n) ((((i) % (n)) + (n)) % (n))\n"
         "#define SLOT(k, z) (((k) * RING + MOD(z, RING)) * PLANE)   /* plane z of level k */\n"
         "#define PL(dz) (LO_Z + (dz))                       /* plane z + dz of a ring */\n"
-        "#define SIDX(y, x) (((y) - yb__) * NX + (x))          /* rows of scratch planes start at yb__ */\n\n");
+        "#define SIDX(y, x) (((y) - yb__) * NX + (x))       /* rows of scratch planes start at yb__ */\n\n");
 }
 
 /* Arguments of a tile row: state fields as rings (f__v), outputs as rows (f__r). */

@@ -47,7 +47,7 @@ static void check_library(void) {
         check_round_trip(tess_stencils_builtin_text(i), tess_stencils_builtin_file(i));
     /* Every file of the library directory is embedded, and nothing else. */
     CHECK_OK(tess_stencils_register_library(TESS_SOURCE_DIR "/stencils/templates"));
-    const char *names[] = {"heat2d", "heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "advect2d"};
+    const char *names[] = {"heat2d", "heat3d", "heat3d4", "box3d27", "star3d25", "varcoef3d", "hdiff", "advect2d"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const tess_op *op = tess_stencils_op(names[i]);
         CHECK_MSG(op && strcmp(op->family, "stencils") == 0, "%s is not registered", names[i]);
