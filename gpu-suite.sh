@@ -174,7 +174,8 @@ if want stencils; then
     timeout 120 "$build/tests/bench_naive_heat3d" 512 2>&1 | tee "$results/naive-heat3d.txt" || failures+=("naive heat3d")
     for spec in "heat3d 512x512x512 f32" "heat3d 512x512x512 f64" "box3d27 512x512x512 f32" \
                 "star3d25 512x512x512 f32" "varcoef3d 512x512x512 f32" "hdiff 80x256x256 f32" \
-                "hdiff 80x512x512 f32" "heat2d 8192x8192 f32" "advect2d 8192x8192 f32"; do
+                "hdiff 80x512x512 f32" "heat2d 8192x8192 f32" "advect2d 8192x8192 f32" \
+                "heat3d4 512x512x512 f32"; do
         set -- $spec
         timeout 150 "$cli" tune "$1" --shape "$2" --dtype "$3" --backend cuda --budget $stencil_n --transfer off \
             --db "$results/stencils.db" --json > "$results/stencil-$1-$2-$3.json" 2> "$results/stencil-$1-$2-$3.err" ||
