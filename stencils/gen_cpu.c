@@ -110,6 +110,16 @@ int tess_cpu_advancer(const tess_spec *s, int f) {
     return -1;
 }
 
+void tess_cpu_emit_ping_pong(tess_strbuf *b, const tess_spec *s, tess_dtype real, const char *i, const char *n) {
+    for (int f = 0; f < s->nfields; f++) {
+        if (s->field[f].role != TESS_FIELD_OUT) continue;
+        const char *o = s->field[f].name, *in = s->field[s->field[f].advances].name, *ty = tess_gen_ctype(s, f, real);
+        tess_strbuf_printf(b, "        %s *%s__dst = (%s - 1 - %s) %% 2 == 0 ? %s : %s__tmp;\n", ty, o, n, i, o, o);
+        tess_strbuf_printf(b, "        const %s *%s__src = %s == 0 ? %s : (%s - %s) %% 2 == 0 ? %s : %s__tmp;\n", ty, in,
+                           i, in, n, i, o, o);
+    }
+}
+
 /* One index of a field reference. In a tile, z and y may lie beyond the
  * edges of a periodic axis by several periods: they are reduced with MOD. */
 static void print_index(tess_strbuf *b, const ref_ctx *r, int a, int off) {
@@ -210,9 +220,7 @@ void tess_cpu_emit_point(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, 
     ref_ctx rc = {s, p->t->dtype, wrap, fns->tile};
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = &rc};
     for (int i = 0; i < s->ninst; i++) {
-        int out = -1;
-        for (int f = 0; f < s->nfields; f++)
-            if (s->out_inst[f] == i) out = f;
+        int out = tess_gen_inst_output(s, i);
         if (out >= 0) {
             emit_store(b, s, fns, out);
         } else {
@@ -360,13 +368,7 @@ static void emit_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
     tess_strbuf_puts(b, "    /* Steps alternate between each output and its scratch buffer, so that the\n"
                       "     * last step writes the output; each step reads what the previous wrote. */\n"
                       "    for (int step = 0; step < STEPS; step++) {\n");
-    for (int f = 0; f < s->nfields; f++) {
-        if (s->field[f].role != TESS_FIELD_OUT) continue;
-        const char *o = s->field[f].name, *in = s->field[s->field[f].advances].name, *ty = tess_gen_ctype(s, f, real);
-        tess_strbuf_printf(b, "        %s *%s__dst = (STEPS - 1 - step) %% 2 == 0 ? %s : %s__tmp;\n", ty, o, o, o);
-        tess_strbuf_printf(b, "        const %s *%s__src = step == 0 ? %s : (STEPS - step) %% 2 == 0 ? %s : %s__tmp;\n",
-                         ty, in, in, o, o);
-    }
+    tess_cpu_emit_ping_pong(b, s, real, "step", "STEPS");
     tess_strbuf_puts(b, "        tess_sweep(");
     for (int f = 0; f < s->nfields; f++) {
         const char *suffix = s->field[f].role == TESS_FIELD_OUT ? "__dst" : tess_cpu_advancer(s, f) >= 0 ? "__src" : "";

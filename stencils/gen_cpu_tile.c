@@ -190,13 +190,7 @@ void tess_cpu_emit_tiled_entry(tess_strbuf *b, const cpu_plan *p, const char *en
                         "     * last pass writes the output; each pass reads what the previous wrote. */\n"
                         "    for (int pass__ = 0; pass__ < passes__; pass__++) {\n"
                         "        const int n__ = STEPS - pass__ * tt__ < tt__ ? STEPS - pass__ * tt__ : tt__;\n");
-    for (int f = 0; f < s->nfields; f++) {
-        if (s->field[f].role != TESS_FIELD_OUT) continue;
-        const char *o = s->field[f].name, *in = s->field[s->field[f].advances].name, *ty = tess_gen_ctype(s, f, real);
-        tess_strbuf_printf(b, "        %s *%s__dst = (passes__ - 1 - pass__) %% 2 == 0 ? %s : %s__tmp;\n", ty, o, o, o);
-        tess_strbuf_printf(b, "        const %s *%s__src = pass__ == 0 ? %s : (passes__ - pass__) %% 2 == 0 ? %s : %s__tmp;\n",
-                           ty, in, in, o, o);
-    }
+    tess_cpu_emit_ping_pong(b, s, real, "pass__", "passes__");
     tess_strbuf args = {0};
     for (int f = 0; f < s->nfields; f++) {
         const char *suffix = s->field[f].role == TESS_FIELD_OUT ? "__dst" : is_state(s, f) ? "__src" : "";

@@ -295,9 +295,7 @@ static void emit_points(tess_strbuf *b, const tess_cuda_plan *p, const char *ind
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = tess_cuda_print_number, .user = (void *)p};
     const char *at = s->rank == 3 ? "z, y, x" : "y, x";
     for (int i = 0; i < s->ninst; i++) {
-        int out = -1;
-        for (int f = 0; f < s->nfields; f++)
-            if (s->out_inst[f] == i) out = f;
+        int out = tess_gen_inst_output(s, i);
         if (out < 0) {
             char name[64];
             tess_gen_inst_name(s, i, name, sizeof name);

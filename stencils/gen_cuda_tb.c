@@ -88,9 +88,7 @@ static void emit_step(tess_strbuf *b, const tess_cuda_plan *p, int k) {
     tb_ctx ctx = {p, k};
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = &ctx};
     for (int i = 0; i < s->ninst; i++) {
-        int out = -1;
-        for (int f = 0; f < s->nfields; f++)
-            if (s->out_inst[f] == i) out = f;
+        int out = tess_gen_inst_output(s, i);
         if (out >= 0 && last) {
             tess_strbuf_printf(b, "                        %s[IDX(z, y, x)] = ", s->field[out].name);
         } else if (out >= 0) {

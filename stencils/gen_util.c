@@ -13,6 +13,12 @@ void tess_gen_number(tess_strbuf *b, double v, tess_dtype real) {
     tess_strbuf_printf(b, "%s%s%s", num, has_point ? "" : ".0", real == TESS_F32 ? "f" : "");
 }
 
+int tess_gen_inst_output(const tess_spec *s, int i) {
+    for (int f = 0; f < s->nfields; f++)
+        if (s->out_inst[f] == i) return f;
+    return -1;
+}
+
 void tess_gen_inst_name(const tess_spec *s, int i, char *buf, size_t len) {
     const tess_spec_inst *in = &s->inst[i];
     int n = snprintf(buf, len, "%s", s->stmt[in->stmt].target);
