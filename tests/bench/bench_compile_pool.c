@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include "core/compile_pool.h"
 #include "core/error.h"
+#include "tests/h200.h"
 #include "core/types.h"
 #include "transfer/builtin.h"
 
@@ -121,10 +122,7 @@ int main(int argc, char **argv) {
     bool offline = false;
     if (be && strcmp(be->name, "cuda") == 0 && be->probe(&dev) != TESS_OK) {
         /* no GPU here: an H200's descriptor is enough for NVRTC */
-        dev = (tess_device){.backend = "cuda", .name = "NVIDIA H200 (descriptor only)", .arch = "sm_90",
-                            .units = 132, .cc_major = 9, .max_threads_per_block = 1024,
-                            .max_threads_per_sm = 2048, .warp_size = 32, .l2_bytes = 60 << 20,
-                            .smem_per_block = 48 << 10, .smem_per_block_optin = 227 << 10};
+        dev = tess_test_h200("NVIDIA H200 (descriptor only)");
         offline = true;
     } else if (!be || be->probe(&dev)) {
         fprintf(stderr, "backend %s unavailable: %s\n", argv[1], tess_errmsg());

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "h200.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "reductions/sum.h"
@@ -30,20 +31,6 @@ extern tess_status tess_cuda_register(void) __attribute__((weak));
 typedef tess_status (*space_fn)(const tess_task *, const tess_device *, tess_space **);
 typedef tess_status (*emit_fn)(const tess_task *, const tess_device *, const tess_space *,
                                const tess_config *, tess_kernel_source *);
-
-static tess_device h200(void) {
-    tess_device d;
-    memset(&d, 0, sizeof d);
-    strcpy(d.backend, "cuda");
-    strcpy(d.name, "NVIDIA H200");
-    strcpy(d.arch, "sm_90");
-    d.cc_major = 9;
-    d.units = 132;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.warp_size = 32;
-    return d;
-}
 
 /* Compiles one config; returns false if NVRTC is missing. */
 static bool compile_config(const tess_backend_ops *be, const tess_device *dev, const tess_task *t,
@@ -202,7 +189,7 @@ int main(void) {
     const tess_backend_ops *be = tess_backend_find("cuda");
     CHECK(be != NULL);
     if (!be) return check_finish("test_cuda_templates");
-    tess_device dev = h200();
+    tess_device dev = tess_test_h200("NVIDIA H200");
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
 

@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 #include "check.h"
+#include "h200.h"
 #include "error.h"
 #include "records.h"
 
@@ -20,31 +21,6 @@ static char scratch[256];
 
 static void scratch_path(char *buf, size_t len, const char *name) {
     snprintf(buf, len, "%s/%s", scratch, name);
-}
-
-static tess_device test_device(const char *name) {
-    tess_device d;
-    memset(&d, 0, sizeof d);
-    strcpy(d.backend, "cuda");
-    snprintf(d.name, sizeof d.name, "%s", name);
-    strcpy(d.arch, "sm_90");
-    d.units = 132;
-    d.cc_major = 9;
-    d.cc_minor = 0;
-    d.clock_mhz = 1980;
-    d.mem_clock_mhz = 2619;
-    d.mem_bus_width = 5120;
-    d.mem_bytes = 150000000000LL;
-    d.l2_bytes = 52428800;
-    d.smem_per_block = 49152;
-    d.smem_per_block_optin = 232448;
-    d.smem_per_sm = 233472;
-    d.regs_per_block = 65536;
-    d.regs_per_sm = 65536;
-    d.max_threads_per_block = 1024;
-    d.max_threads_per_sm = 2048;
-    d.warp_size = 32;
-    return d;
 }
 
 static tess_task test_task(const char *op, int64_t n) {
@@ -84,7 +60,7 @@ typedef struct fixture {
 static tess_status fixture_open(fixture *f, const char *path, const char *strategy) {
     memset(f, 0, sizeof *f);
     f->task = test_task("heat3d", 64);
-    f->dev = test_device("Test GPU");
+    f->dev = tess_test_h200("Test GPU");
     tess_task_key(&f->task, f->task_key, sizeof f->task_key);
     tess_device_key(&f->dev, f->device_key, sizeof f->device_key);
     tess_status st = tess_records_open(path, &f->r);
@@ -446,7 +422,7 @@ static void fill_for_export(const char *path) {
     CHECK_OK(tess_records_put_result(f.r, f.run_id, "block_x=128,block_y=2,order=zyx,f=1e-3", &res, "model"));
 
     tess_task other = test_task("wave3d", 16);
-    tess_device cpu = test_device("Other CPU");
+    tess_device cpu = tess_test_h200("Other CPU");
     strcpy(cpu.backend, "cpu");
     strcpy(cpu.arch, "x86_64");
     int64_t task_id, device_id, run_id;
@@ -525,7 +501,7 @@ static void test_export_import(void) {
     CHECK_OK(tess_records_best(src, "heat3d:f32:64x64x64", "cuda:Test GPU:sm_90:132", &a));
     CHECK_OK(tess_records_best(dst, "heat3d:f32:64x64x64", "cuda:Test GPU:sm_90:132", &b));
     CHECK(b.time_ms == 1.5 && strcmp(a.config, b.config) == 0);
-    tess_device d = test_device("Test GPU");
+    tess_device d = tess_test_h200("Test GPU");
     CHECK_OK(tess_records_load_ceilings(dst, &d));
     CHECK(d.ceiling_gbps == 4100.5 && d.ceiling_gflops == 61000.25);
 
@@ -692,7 +668,7 @@ static void test_ceilings(void) {
     scratch_path(path, sizeof path, "ceilings.db");
     tess_records *r;
     CHECK_OK(tess_records_open(path, &r));
-    tess_device d = test_device("Ceiling GPU");
+    tess_device d = tess_test_h200("Ceiling GPU");
     int64_t id1, id2;
     CHECK_OK(tess_records_put_device(r, &d, &id1));
     CHECK_OK(tess_records_load_ceilings(r, &d));
@@ -705,7 +681,7 @@ static void test_ceilings(void) {
     CHECK(raw_int(path, "SELECT calibrated_at IS NOT NULL FROM devices") == 1);
 
     /* Re-putting the device without ceilings keeps the stored ones. */
-    tess_device fresh = test_device("Ceiling GPU");
+    tess_device fresh = tess_test_h200("Ceiling GPU");
     fresh.clock_mhz = 1755;
     CHECK_OK(tess_records_put_device(r, &fresh, &id2));
     CHECK(id1 == id2);
@@ -714,13 +690,13 @@ static void test_ceilings(void) {
     fresh.ceiling_gbps = 4500;
     fresh.ceiling_gflops = 0;
     CHECK_OK(tess_records_put_device(r, &fresh, NULL));
-    tess_device check = test_device("Ceiling GPU");
+    tess_device check = tess_test_h200("Ceiling GPU");
     CHECK_OK(tess_records_load_ceilings(r, &check));
     CHECK(check.ceiling_gbps == 4500 && check.ceiling_gflops == 60000);
     CHECK(raw_int(path, "SELECT clock_mhz FROM devices") == 1755);
 
     /* Unknown devices: loading leaves d alone, setting creates the device. */
-    tess_device other = test_device("Uncalibrated");
+    tess_device other = tess_test_h200("Uncalibrated");
     other.ceiling_gbps = 7;
     CHECK_OK(tess_records_load_ceilings(r, &other));
     CHECK(other.ceiling_gbps == 7);

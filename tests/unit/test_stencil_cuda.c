@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "h200.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "stencils/family.h"
@@ -157,14 +158,7 @@ int main(void) {
     cuda = tess_backend_find("cuda");
     CHECK(cuda != NULL);
     if (!cuda) return check_finish("test_stencil_cuda");
-    memset(&dev, 0, sizeof dev);
-    strcpy(dev.backend, "cuda");
-    strcpy(dev.name, "NVIDIA H200");
-    strcpy(dev.arch, "sm_90");
-    dev.cc_major = 9;
-    dev.units = 132;
-    dev.max_threads_per_block = 1024;
-    dev.warp_size = 32;
+    dev = tess_test_h200("NVIDIA H200");
     CHECK_OK(tess_stencils_register_builtin());
     for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
         tess_spec *s;
