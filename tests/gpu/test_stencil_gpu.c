@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "extra_specs.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/evaluator.h"
@@ -135,11 +136,7 @@ int main(void) {
         return 77;
     }
     CHECK_OK(tess_stencils_register_builtin());
-    for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
-        tess_spec *s;
-        CHECK_OK(tess_spec_parse(extra_specs[i], strlen(extra_specs[i]), "extra", &s));
-        CHECK_OK(tess_stencils_register_spec(s));
-    }
+    register_extra_specs(extra_specs, sizeof extra_specs / sizeof extra_specs[0]);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 5);
     const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};

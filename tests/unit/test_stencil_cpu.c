@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "extra_specs.h"
 #include "core/backend.h"
 #include "core/backend_cpu.h"
 #include "core/error.h"
@@ -271,11 +272,7 @@ int main(void) {
     cpu = tess_backend_find("cpu");
     CHECK_OK(cpu->probe(&dev));
     CHECK_OK(tess_stencils_register_builtin());
-    for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
-        tess_spec *s;
-        CHECK_OK(tess_spec_parse(extra_specs[i], strlen(extra_specs[i]), "extra", &s));
-        CHECK_OK(tess_stencils_register_spec(s));
-    }
+    register_extra_specs(extra_specs, sizeof extra_specs / sizeof extra_specs[0]);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 42);
     const int64_t s3[] = {10, 11, 13}, s2[] = {21, 19}, small3[] = {5, 4, 6};

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "extra_specs.h"
 #include "h200.h"
 #include "core/backend.h"
 #include "core/error.h"
@@ -160,11 +161,7 @@ int main(void) {
     if (!cuda) return check_finish("test_stencil_cuda");
     dev = tess_test_h200("NVIDIA H200");
     CHECK_OK(tess_stencils_register_builtin());
-    for (size_t i = 0; i < sizeof extra_specs / sizeof extra_specs[0]; i++) {
-        tess_spec *s;
-        CHECK_OK(tess_spec_parse(extra_specs[i], strlen(extra_specs[i]), "extra", &s));
-        CHECK_OK(tess_stencils_register_spec(s));
-    }
+    register_extra_specs(extra_specs, sizeof extra_specs / sizeof extra_specs[0]);
     check_space();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
