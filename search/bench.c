@@ -88,6 +88,14 @@ tess_status tess_bench_run(const tess_strategy_ops *ops, const tess_evaluator *e
     }
     tess_config out[MAX_BATCH];
     int done = 0;
+    /* As in tuning, the template's default is evaluation 1 and reported to
+     * the strategy, which must not propose it again. */
+    if (tess_replay_default(ev, &out[0])) {
+        tess_config_set_add(seen, &out[0]);
+        st = ev->ops->evaluate((tess_evaluator *)ev, &out[0], 1, on_result, &rs);
+        if (!st) st = rs.st;
+        best_ms[done++] = rs.best;
+    }
     while (done < budget && !st) {
         int want = budget - done < batch ? budget - done : batch, got = 0;
         double t0 = tess_now();

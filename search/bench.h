@@ -57,7 +57,8 @@ typedef struct tess_bench_result {
 } tess_bench_result;
 
 /* Runs one strategy for at most `budget` evaluations, answering from the
- * replay evaluator, and records the best time after each evaluation in
+ * replay evaluator: the template's default first when the recording names it
+ * (as tuning does), then the strategy's proposals. Records the best time after each evaluation in
  * best_ms[0..budget) (INFINITY before the first success; entries past an
  * exhausted space repeat the last). Fails with TESS_ERR_INTERNAL if the
  * strategy proposes a config twice, an illegal config or more than asked. */

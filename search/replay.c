@@ -17,6 +17,8 @@
 #define EXPORT_DEVICE_KEY "key"
 #define EXPORT_STATUS "status"
 #define EXPORT_TIME "time_ms"
+#define EXPORT_STRATEGY "strategy"   /* who proposed the config; the template's default is */
+#define EXPORT_DEFAULT "default"     /* measured first and marked so */
 
 /* ---- the loaded recording ---------------------------------------------- */
 
@@ -49,6 +51,7 @@ typedef struct recording {
     char device[128];
     int64_t shape[TESS_MAX_DIMS];
     int ndim;
+    long default_entry;      /* the entry of the template's default, -1 if not recorded */
 } recording;
 
 /* One recorded point, as the evaluator keeps it (sorted by config). */
@@ -63,6 +66,8 @@ typedef struct replay {
     point *points;
     size_t n;
     double best_ms;
+    bool has_default;
+    tess_config default_config;
 } replay;
 
 static void recording_free(recording *r) {
@@ -381,6 +386,8 @@ static tess_status load_export_line(recording *r, json_t *line, size_t lineno) {
     const char *status_text = json_string_value(json_object_get(line, EXPORT_STATUS));
     if (status_text && tess_outcome_parse(status_text, &status) != TESS_OK)
         return tess_error(TESS_ERR_FORMAT, "%s:%zu: unknown status '%s'", r->path, lineno, status_text);
+    const char *proposer = json_string_value(json_object_get(line, EXPORT_STRATEGY));
+    if (proposer && strcmp(proposer, EXPORT_DEFAULT) == 0 && r->default_entry < 0) r->default_entry = (long)r->n;
     json_t *t = json_object_get(line, EXPORT_TIME);
     return add_entry(r, config, status, json_is_number(t) ? json_number_value(t) : INFINITY, NULL);
 }
@@ -439,11 +446,22 @@ static tess_status build(recording *r, tess_space **space_out, replay *rp) {
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s: no memory", r->path);
     tess_status st = TESS_OK;
+    /* the template's default, when the recording marks it, is the space's default */
+    rp->has_default = r->default_entry >= 0;
+    memset(&rp->default_config, 0, sizeof rp->default_config);
+    for (int p = 0; p < r->np && rp->has_default; p++) {
+        json_t *v = json_object_get(r->e[r->default_entry].config, r->p[p].key);
+        int k = v ? value_index(&r->p[p], v, false) : -1;
+        rp->has_default = k >= 0;
+        rp->default_config.v[p] = (uint16_t)(k >= 0 ? k : 0);
+    }
+    if (!rp->has_default) memset(&rp->default_config, 0, sizeof rp->default_config);
     for (int p = 0; p < r->np && !st; p++) {
         rparam *q = &r->p[p];
+        int dflt = rp->default_config.v[p];
         if (q->n == 0) st = tess_error(TESS_ERR_FORMAT, "%s: parameter '%s' has no values", r->path, q->name);
-        else if (q->labels) st = tess_space_add_labels(s, q->name, q->n, (const char *const *)q->lab, 0);
-        else st = tess_space_add(s, q->name, q->n, q->num, 0);
+        else if (q->labels) st = tess_space_add_labels(s, q->name, q->n, (const char *const *)q->lab, dflt);
+        else st = tess_space_add(s, q->name, q->n, q->num, dflt);
     }
     point *pts = st ? NULL : malloc((r->n ? r->n : 1) * sizeof *pts);
     if (!st && !pts) st = tess_error(TESS_ERR_NOMEM, "%s: no memory", r->path);
@@ -560,7 +578,7 @@ tess_status tess_replay_open(const char *path, tess_evaluator **out) {
     size_t len = 0;
     tess_status st = read_file(path, &text, &len);
     if (st) return st;
-    recording r = {.path = path};
+    recording r = {.path = path, .default_entry = -1};
     r.p = calloc(TESS_MAX_PARAMS, sizeof *r.p);
     tess_evaluator *ev = calloc(1, sizeof *ev);
     replay *rp = calloc(1, sizeof *rp);
@@ -609,3 +627,9 @@ bool tess_replay_lookup(const tess_evaluator *ev, const tess_config *c, tess_out
 }
 
 double tess_replay_best_time(const tess_evaluator *ev) { return ((const replay *)ev->impl)->best_ms; }
+
+bool tess_replay_default(const tess_evaluator *ev, tess_config *c) {
+    const replay *rp = ev->impl;
+    if (rp->has_default && c) *c = rp->default_config;
+    return rp->has_default;
+}

@@ -6,7 +6,8 @@
  *  - Kernel Tuner cache files: {"tune_params": {...}, "cache": {"1,2,..": {..., "time": ms | "error"}}}
  *  - T4 result files: {"results": [{"configuration": {...}, "invalidity": ..., "measurements": [...]}]}
  *  - tessera's record export, one JSON object per line:
- *    {"task": ..., "device": ..., "config": {"name": value, ...}, "status": "ok", "time_ms": ms}
+ *    {"task": ..., "device": ..., "params": {"name": value, ...}, "status": "ok", "time_ms": ms,
+ *     "strategy": "default" for the template's default}
  *
  * The space is the recorded configs (an explicit point list). Configs that
  * failed in the recording come back with their status; configs that were not
@@ -32,5 +33,9 @@ bool tess_replay_lookup(const tess_evaluator *ev, const tess_config *c, tess_out
                         double *time_ms);
 /* Fastest recorded ok time (INFINITY if none). */
 double tess_replay_best_time(const tess_evaluator *ev);
+/* The template's default config (also the space's default), when the
+ * recording marks it: a record export's line whose strategy is "default".
+ * False for files that do not name one (Kernel Tuner caches, T4 files). */
+bool tess_replay_default(const tess_evaluator *ev, tess_config *c);
 
 #endif

@@ -68,6 +68,7 @@ static void test_export_lines(void) {
     CHECK(results_seen == 1 && last_status == TESS_RESULT_COMPILE_ERROR && isinf(last_time));
     /* tile_y=4,order=xyz was never recorded: not a legal point */
     CHECK(tess_config_parse(s, "tile_y=4,order=xyz", &c) != TESS_OK);
+    CHECK(!tess_replay_default(ev, &c));   /* no line is marked as the default */
     tess_evaluator_destroy(ev);
 
     path = write_temp("{\"task\": \"x\", \"params\": {\"a\": 1}, \"status\": \"exploded\"}\n");
@@ -202,11 +203,37 @@ static void test_rule_breaker(void) {
     tess_evaluator_destroy(ev);
 }
 
+/* A record export names the template's default; the benchmark evaluates it
+ * first, as tuning does, and the strategy never proposes it again. */
+static void test_recorded_default(void) {
+    const char *text =
+        "{\"task\": \"t\", \"params\": {\"a\": 1, \"b\": 4}, \"status\": \"ok\", \"time_ms\": 1, \"strategy\": \"random\"}\n"
+        "{\"task\": \"t\", \"params\": {\"a\": 2, \"b\": 8}, \"status\": \"ok\", \"time_ms\": 3, \"strategy\": \"default\"}\n"
+        "{\"task\": \"t\", \"params\": {\"a\": 2, \"b\": 4}, \"status\": \"ok\", \"time_ms\": 2, \"strategy\": \"random\"}\n";
+    char *path = write_temp(text);
+    tess_evaluator *ev = NULL;
+    CHECK_OK(tess_replay_open(path, &ev));
+    unlink(path);
+    if (!ev) return;
+    tess_config c, d, expect;
+    CHECK(tess_replay_default(ev, &c));
+    CHECK_OK(tess_config_parse(ev->space, "a=2,b=8", &expect));
+    CHECK(tess_config_equal(&c, &expect));
+    tess_space_default(ev->space, &d);
+    CHECK(tess_config_equal(&d, &expect));
+    double best[3];
+    CHECK_OK(tess_bench_run(&tess_search_random, ev, 1, 3, 8, best, NULL));
+    CHECK_NEAR(best[0], 3, 0);   /* evaluation 1: the default */
+    CHECK_NEAR(best[2], 1, 0);   /* then the two others, each once */
+    tess_evaluator_destroy(ev);
+}
+
 int main(void) {
     CHECK_OK(tess_search_register_builtin());
     test_export_lines();
     test_bench_math();
     test_rule_breaker();
+    test_recorded_default();
     test_shared_spaces();
     return check_finish("test_search_replay");
 }
