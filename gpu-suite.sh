@@ -13,7 +13,8 @@
 # (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out; TESSERA_SUITE_ONLY=LIST
 # runs only the listed sections after the build (comma-separated, of: tests,
 # sweeps, compile, tuner, rate, record, transfer, stencils). TESSERA_SUITE_RECORD
-# sets the records' sample sizes (see the record section).
+# sets the records' sample sizes (see the record section); TESSERA_SUITE_STENCILS
+# the stencils tuned (see the stencil section).
 #
 # RESULTS_DIR receives: ctest logs, the benchmark sweeps as JSON lines, the
 # tuner's JSON reports, and summary.txt (the table printed at the end).
@@ -172,20 +173,25 @@ if want stencils; then
     say "stencils: calibrate, a hand-written naive heat3d, then tessera tune per stencil ($stencil_n evaluations)"
     "$cli" calibrate --backend cuda 2>&1 | tee "$results/calibrate-stencils.txt"
     timeout 120 "$build/tests/bench_naive_heat3d" 512 2>&1 | tee "$results/naive-heat3d.txt" || failures+=("naive heat3d")
-    for spec in "heat3d 512x512x512 f32" "heat3d 512x512x512 f64" "box3d27 512x512x512 f32" \
-                "star3d25 512x512x512 f32" "varcoef3d 512x512x512 f32" "hdiff 80x256x256 f32" \
-                "hdiff 80x512x512 f32" "heat2d 8192x8192 f32" "advect2d 8192x8192 f32" \
-                "heat3d4 512x512x512 f32"; do
+    # "OP SHAPE DTYPE [PINNED]" entries separated by commas; PINNED goes to --fix.
+    stencil_list=${TESSERA_SUITE_STENCILS:-"heat3d 512x512x512 f32,heat3d 512x512x512 f64,box3d27 512x512x512 f32,\
+star3d25 512x512x512 f32,varcoef3d 512x512x512 f32,hdiff 80x256x256 f32,hdiff 80x512x512 f32,\
+heat2d 8192x8192 f32,advect2d 8192x8192 f32,heat3d4 512x512x512 f32,heat3d4 512x512x512 f32 time_block=2,\
+heat3d4 512x512x512 f32 time_block=4"}
+    IFS=, read -ra stencils <<< "$stencil_list"
+    for spec in "${stencils[@]}"; do
         set -- $spec
+        fix=${4:-}
+        name="stencil-$1-$2-$3${fix:+-${fix//[=,]/}}"
         timeout 150 "$cli" tune "$1" --shape "$2" --dtype "$3" --backend cuda --budget $stencil_n --transfer off \
-            --db "$results/stencils.db" --json > "$results/stencil-$1-$2-$3.json" 2> "$results/stencil-$1-$2-$3.err" ||
-            failures+=("stencil $1 $2 $3")
+            ${fix:+--fix "$fix"} --db "$results/stencils.db" --json > "$results/$name.json" 2> "$results/$name.err" ||
+            failures+=("stencil $spec")
     done
 fi
 
 # --- summary ----------------------------------------------------------------------------
 say "summary"
-python3 - "$results" "${failures[@]+"${failures[@]}"}" <<'EOF' | tee "$results/summary.txt"
+TESSERA_ROOT=$root python3 - "$results" "${failures[@]+"${failures[@]}"}" <<'EOF' | tee "$results/summary.txt"
 import json, os, re, sys
 results, failures = sys.argv[1], sys.argv[2:]
 def read(name):
@@ -227,14 +233,24 @@ for line in read("transfer-hw/summary.txt").splitlines():
     if line and not line.startswith("  per seed"): print(line)
 print(read("naive-heat3d.txt").strip().splitlines()[-1] if read("naive-heat3d.txt").strip() else "")
 names = sorted(n for n in os.listdir(results) if n.startswith("stencil-") and n.endswith(".json"))
+def steps(op):   # time steps per call of a library stencil: its bandwidth per step is that many times higher
+    path = os.path.join(os.environ["TESSERA_ROOT"], "stencils", "templates", op + ".stencil")
+    spec = open(path).read() if os.path.exists(path) else ""
+    m = re.search(r"^steps\s+(\d+)", spec, re.M)
+    return int(m.group(1)) if m else 1
 if names:
     print("%-34s %10s %10s %8s %10s  %s" % ("stencil (tuned on cuda)", "copy GB/s", "GB/s", "of copy", "vs default", "best config"))
 for name in names:
     try:
         j = json.loads(read(name))
         b = j["best"]
-        print("%-34s %10.0f %10.0f %7.1f%% %9.2fx  %s" % ("%s %s %s" % (j["op"], j["shape"], j["dtype"]), j["ceiling_gbps"],
+        label = "%s %s %s%s" % (j["op"], j["shape"], j["dtype"], name[:-5].split(j["dtype"])[-1])
+        print("%-34s %10.0f %10.0f %7.1f%% %9.2fx  %s" % (label, j["ceiling_gbps"],
               b["gbps"], 100 * j["fraction_of_ceiling"], j["speedup_over_default"], b["config_text"]))
+        n = steps(j["op"])
+        if n > 1:
+            print("%-34s %10s %10.0f %7.2fx copy per step (%d steps per call)" % ("", "", n * b["gbps"],
+                  n * j["fraction_of_ceiling"], n))
     except (ValueError, KeyError, TypeError):
         print("%-34s no result (%s)" % (name, read(name.replace(".json", ".err")).strip()[-120:]))
 print("failures: " + (", ".join(failures) if failures else "none"))

@@ -49,6 +49,9 @@ struct tess_space {
     size_t nlegal;
     bool legal_built;
     long sample_draws, sample_hits;
+    /* Pinned parameters keep their default value (tess_space_pin). */
+    bool pinned[TESS_MAX_PARAMS];
+    char pin_what[256];
 };
 
 /* ---- creation -------------------------------------------------------------- */
@@ -320,6 +323,8 @@ void tess_space_values(const tess_space *s, const tess_config *c, double *values
 const char *tess_space_violation(const tess_space *s, const tess_config *c) {
     if (!in_range(s, c)) return "value index out of range";
     if (s->point_set && !tess_config_set_contains(s->point_set, c)) return "not a recorded point";
+    for (int p = 0; p < s->np; p++)
+        if (s->pinned[p] && c->v[p] != s->p[p].default_index) return s->pin_what;
     if (s->ncons == 0) return NULL;
     double values[TESS_MAX_PARAMS];
     tess_space_values(s, c, values);
@@ -584,11 +589,9 @@ static void describe_values(const param *q, char *buf, size_t len) {
     }
 }
 
-tess_status tess_config_parse(const tess_space *s, const char *text, tess_config *out) {
-    if (!text) return tess_error(TESS_ERR_ARG, "config parse: NULL text");
-    tess_config c;
-    memset(&c, 0, sizeof c);
-    bool seen[TESS_MAX_PARAMS] = {false};
+/* Reads the items "name=value,..." of text into c, marking each parameter
+ * in seen (given at most once). */
+static tess_status parse_items(const tess_space *s, const char *text, tess_config *c, bool *seen) {
     const char *item = text;
     while (*item) {
         const char *end = strchr(item, ',');
@@ -612,15 +615,43 @@ tess_status tess_config_parse(const tess_space *s, const char *text, tess_config
             return tess_error(TESS_ERR_ARG, "config '%s': '%s' is not a value of '%s' (allowed: %s)",
                               text, value, name, allowed);
         }
-        c.v[p] = (uint16_t)i;
+        c->v[p] = (uint16_t)i;
         seen[p] = true;
         item = *end ? end + 1 : end;
     }
+    return TESS_OK;
+}
+
+tess_status tess_config_parse(const tess_space *s, const char *text, tess_config *out) {
+    if (!text) return tess_error(TESS_ERR_ARG, "config parse: NULL text");
+    tess_config c;
+    memset(&c, 0, sizeof c);
+    bool seen[TESS_MAX_PARAMS] = {false};
+    tess_status st = parse_items(s, text, &c, seen);
+    if (st) return st;
     for (int p = 0; p < s->np; p++)
         if (!seen[p]) return tess_error(TESS_ERR_ARG, "config '%s': parameter '%s' is missing", text, s->p[p].name);
     const char *why = tess_space_violation(s, &c);
     if (why) return tess_error(TESS_ERR_ARG, "config '%s' is not legal: %s", text, why);
     *out = c;
+    return TESS_OK;
+}
+
+tess_status tess_space_pin(tess_space *s, const char *text) {
+    if (!s || !text) return tess_error(TESS_ERR_ARG, "space pin: NULL space or text");
+    tess_config c;
+    memset(&c, 0, sizeof c);
+    bool seen[TESS_MAX_PARAMS] = {false};
+    tess_status st = parse_items(s, text, &c, seen);
+    if (st) return st;
+    for (int p = 0; p < s->np; p++)
+        if (seen[p]) {
+            s->pinned[p] = true;
+            s->p[p].default_index = c.v[p];
+        }
+    size_t used = strlen(s->pin_what);
+    snprintf(s->pin_what + used, sizeof s->pin_what - used, "%s%s", used ? "," : "pinned: ", text);
+    drop_legal_cache(s);
     return TESS_OK;
 }
 

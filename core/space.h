@@ -46,6 +46,9 @@ tess_status tess_space_add_labels(tess_space *s, const char *name, int n,
  * The user pointer is borrowed and must outlive the space. */
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
                                       const char *what);
+/* Pins parameters to one value each ("name=value,..."): configs with any
+ * other value are illegal, and the pinned value becomes the default. */
+tess_status tess_space_pin(tess_space *s, const char *text);
 /* Restricts the space to an explicit list of legal points (replayed spaces);
  * constraints still apply. The list is copied. */
 tess_status tess_space_set_points(tess_space *s, const tess_config *points, size_t n);

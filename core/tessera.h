@@ -79,6 +79,8 @@ typedef struct tess_tune_options {
      * replayed later); 0: stop timing a candidate after a few runs once it
      * is clearly slower than the best so far. */
     int full_timing;
+    /* Parameters pinned to one value ("name=value,..."); NULL: none. */
+    const char *fix;
     tess_progress_fn progress;  /* called after each result; may be NULL */
     void *progress_user;
 } tess_tune_options;

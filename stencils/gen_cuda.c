@@ -35,9 +35,15 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
         int size = (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
         if (size > lim->max_field_bytes) lim->max_field_bytes = size;
     }
-    for (int f = 0; f < s->nfields; f++)
-        if (s->field[f].advances >= 0)
-            lim->state_bytes += (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
+    for (int f = 0; f < s->nfields; f++) {
+        int g = s->field[f].advances;
+        if (g < 0) continue;
+        int size = (int)tess_dtype_size(tess_spec_field_dtype(s, g, real));
+        if (s->rank != 3) continue;
+        int planes[2 * TESS_CUDA_MAX_DZ + 1];
+        lim->tb_tile_bytes += tess_cuda_tb_planes(s, g, planes) * size;
+        lim->tb_queue += lim->zring;
+    }
 }
 
 /* ---- the space ------------------------------------------------------------------ */
@@ -55,12 +61,14 @@ static bool fits_shared(const tess_stencil_cuda_limits *lim, double bx, double b
     return tile * lim->staged_bytes * buffers <= TESS_STENCIL_CUDA_SMEM_MAX;
 }
 
-/* Shared memory of temporal blocking: a ring of planes per fused step but
- * the last, each tile smaller by one halo than the one before. */
-static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double tx, double ty) {
-    double bytes = 0;
-    for (int k = 0; k < tb; k++) bytes += (ty + (tb - k) * lim->halo_y) * (tx + (tb - k) * lim->halo_x);
-    return bytes * lim->zring * lim->state_bytes <= TESS_STENCIL_CUDA_SMEM_MAX;
+/* Temporal blocking: the block's tile keeps inner points after TB halos,
+ * its shared tiles (one per fused step but the last, with a halo) fit, and
+ * so do the register queues (one per fused step but the last and row). */
+static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double bx, double ty, double py) {
+    if (bx <= tb * lim->halo_x || ty <= tb * lim->halo_y) return false;
+    double tile = (ty + lim->halo_y) * (bx + lim->halo_x);
+    return tile * tb * lim->tb_tile_bytes <= TESS_STENCIL_CUDA_SMEM_MAX &&
+           tb * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
 }
 
 static bool legal3(const double *v, void *user) {
@@ -70,7 +78,7 @@ static bool legal3(const double *v, void *user) {
     if (lim->steps % tb != 0 || lim->steps / tb > TESS_MAX_LAUNCHES) return false;
     if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
         return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] == 1 && v[P3_VEC] == 1 &&
-               fits_time_blocks(lim, tb, v[P3_BX] * v[P3_PX], v[P3_BY] * v[P3_PY]);
+               v[P3_PX] == 1 && fits_time_blocks(lim, tb, v[P3_BX], v[P3_BY] * v[P3_PY], v[P3_PY]);
     if (v[P3_STREAM] == 0)   /* settings of streaming take their first value */
         return v[P3_CHUNK] == 4 && v[P3_STAGING] == 0 && v[P3_UNROLL] == 1;
     if (v[P3_BZ] != 1 || v[P3_UNROLL] > v[P3_CHUNK]) return false;
@@ -124,7 +132,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     if (!st) st = tess_space_add(sp, "block_y", 5, by, 3);
     if (!st && s->rank == 3) st = tess_space_add(sp, "block_z", 4, bz, 0);
     if (!st) st = tess_space_add(sp, "ppt_x", 3, ppt, 0);
-    if (!st) st = tess_space_add(sp, "ppt_y", 3, ppt, 0);
+    if (!st) st = tess_space_add(sp, "ppt_y", 3, ppt, blocked);
     if (!st) st = tess_space_add(sp, "vec", nvec, vec, blocked ? 0 : nvec - 1);
     if (!st && s->rank == 3) {
         st = tess_space_add(sp, "stream", 2, (const double[]){0, 1}, 1);
@@ -141,7 +149,9 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
                                                       "unroll=1; stream=1 needs block_z=1, unroll <= chunk; "
                                                       "staged tiles (two buffers) fit 48 KiB; time_block divides "
                                                       "steps into at most 4 launches and needs stream=1, "
-                                                      "staging=shared, unroll=1, vec=1, its tiles fitting 48 KiB"
+                                                      "staging=shared, unroll=1, vec=1, ppt_x=1, a block wider "
+                                                      "and taller than time_block halos, its tiles fitting 48 KiB "
+                                                      "and its register queues 128 values"
                                                     : "32 <= threads <= 1024; staged tiles fit 48 KiB");
     tess_config dflt;
     tess_space_default(sp, &dflt);
@@ -291,6 +301,11 @@ static void geometry(const tess_cuda_plan *p, tess_launch *l) {
     l->block[1] = (unsigned)p->by;
     l->block[2] = r == 3 && !p->stream ? (unsigned)p->bz : 1;
     int64_t tx = (int64_t)p->bx * p->px * p->vec, ty = (int64_t)p->by * p->py;
+    if (p->time_block > 1) {   /* blocks overlap by their halos */
+        const tess_spec *s = p->s;
+        tx -= p->time_block * (s->lo[r - 1] + s->hi[r - 1]);
+        ty -= p->time_block * (s->lo[r - 2] + s->hi[r - 2]);
+    }
     l->grid[0] = (unsigned)((n[r - 1] + tx - 1) / tx);
     l->grid[1] = (unsigned)((n[r - 2] + ty - 1) / ty);
     l->grid[2] = r == 2 ? 1 : (unsigned)((n[0] + (p->stream ? p->chunk : p->bz) - 1) / (p->stream ? p->chunk : p->bz));
@@ -324,6 +339,10 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     if (t->shape[s->rank - 1] % p.vec || (p.vec > 1 && p.time_block > 1))
         return tess_error(TESS_ERR_ARG, "stencil '%s': vec=%d needs an x extent it divides and time_block=1",
                           s->name, p.vec);
+    if (p.time_block > 1 && (p.px != 1 || p.bx <= p.time_block * (s->lo[2] + s->hi[2]) ||
+                             p.by * p.py <= p.time_block * (s->lo[1] + s->hi[1])))
+        return tess_error(TESS_ERR_ARG, "stencil '%s': time_block=%d needs ppt_x=1 and a block of more than %d halos "
+                          "along x and y", s->name, p.time_block, p.time_block);
     p.padx = round_up(s->lo[s->rank - 1], p.vec);
     p.padr = round_up(s->hi[s->rank - 1], p.vec);
     tess_cuda_use use[TESS_SPEC_MAX_FIELDS];

@@ -18,6 +18,7 @@
 #include "spec.h"
 
 #define TESS_STENCIL_CUDA_SMEM_MAX 49152   /* static shared memory per block */
+#define TESS_STENCIL_CUDA_TB_QUEUE_MAX 128   /* temporal blocking: queued values per thread */
 #define TESS_STENCIL_CUDA_VEC_BYTES 16     /* the widest vector load */
 
 /* What the space's constraints need: fixed for a spec and dtype. The
@@ -30,7 +31,8 @@ typedef struct tess_stencil_cuda_limits {
     int max_field_bytes;   /* the widest field's element: vectors stay within 16 bytes */
     int steps;
     int zring;             /* planes a step reads along z: lo + hi + 1 */
-    int state_bytes;       /* bytes per point, summed over the fields that outputs advance */
+    int tb_tile_bytes;     /* temporal blocking: shared bytes per tile point and level */
+    int tb_queue;          /* temporal blocking: queued values per row and level */
 } tess_stencil_cuda_limits;
 
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);

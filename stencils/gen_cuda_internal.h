@@ -42,6 +42,10 @@ void tess_cuda_plan_sources(tess_cuda_plan *p);
 /* The sweep of one step (gen_cuda_sweep.c). */
 void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p);
 /* The temporally blocked sweep (gen_cuda_tb.c): time_block steps per call. */
+/* The plane offsets dz (ascending) at which some update reads field f off
+ * its column, that is, through temporal blocking's shared tiles; returns
+ * their number. */
+int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ + 1]);
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p);
 
 #endif

@@ -1,27 +1,27 @@
 /* gen_cuda_tb.c - temporal blocking for the CUDA generator: time_block (TB)
  * steps in one launch.
  *
- * A block owns a tile of TY x TX points and walks up a chunk of z planes,
- * as in 2.5D streaming, with the steps pipelined along z: at iteration i,
- * step 0 (the input) loads plane i, step k computes plane i - k*HI_Z from
- * the planes of step k-1, and step TB writes plane i - TB*HI_Z of the
- * output. Each step but the last keeps its planes in a ring of LO_Z+HI_Z+1
- * shared tiles; step k's tile extends TB-k halos beyond the block's tile,
- * so the halo grows with TB and the last step still finds every neighbour.
- * Points on a fixed boundary band keep their previous value, as in the
- * reference; fields no output advances are read from global memory.
- */
+ * A block's threads cover a tile of TY = BY*PY rows by BX columns: the
+ * points it updates TB times (OUT_H x OUT_W) and TB halos around them, which
+ * neighbouring blocks update too. Thread (ty, tx) owns column tx, rows
+ * ty*PY .. ty*PY+PY-1. The block walks up a chunk of z with the steps
+ * pipelined: at iteration i, level 0 loads plane i of each state field and
+ * level L (1..TB) computes plane i - L*HI_Z from level L-1's values.
+ *
+ * Each thread keeps, per level and row, a register queue of the
+ * LO_Z+HI_Z+1 planes of its column that the next level reads. References
+ * along the column, and along y within the thread's rows, read the queues;
+ * the others read a shared tile per level and plane offset, which the
+ * threads fill from their queues before one barrier per level. Values near
+ * the tile's edge are wrong (their neighbours are missing), one halo deeper
+ * at each level; the last level writes only the inner points, which they
+ * never reach. Points on a fixed boundary band keep their value, as in the
+ * reference; fields no output advances are read from global memory. */
 #include <stdio.h>
 #include <string.h>
 #include "gen_cuda_internal.h"
 #include "gen_util.h"
 #include "spec_print.h"
-
-/* The expression context of one step. */
-typedef struct tb_ctx {
-    const tess_cuda_plan *p;
-    int step;
-} tb_ctx;
 
 static bool is_state(const tess_spec *s, int f) {
     for (int g = 0; g < s->nfields; g++)
@@ -29,24 +29,53 @@ static bool is_state(const tess_spec *s, int f) {
     return false;
 }
 
+static void mark_planes(const tess_expr *e, int f, bool *read) {
+    for (int i = 0; i < e->nargs; i++) mark_planes(e->arg[i], f, read);
+    if (e->kind == TESS_EXPR_REF && e->ref == TESS_REF_FIELD && e->index == f && (e->off[1] || e->off[2]))
+        read[e->off[0] + TESS_CUDA_MAX_DZ] = true;
+}
+
+int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ + 1]) {
+    bool read[2 * TESS_CUDA_MAX_DZ + 1] = {false};
+    for (int i = 0; i < s->ninst; i++) mark_planes(s->inst[i].expr, f, read);
+    int n = 0;
+    for (int d = 0; d <= 2 * TESS_CUDA_MAX_DZ; d++)
+        if (read[d]) dz[n++] = d - TESS_CUDA_MAX_DZ;
+    return n;
+}
+
+/* Where the expressions of one level and row of a thread are printed. */
+typedef struct tb_ctx {
+    const tess_cuda_plan *p;
+    int level, row;
+} tb_ctx;
+
+static int plane_slot(const tess_spec *s, int f, int dz) {
+    int planes[2 * TESS_CUDA_MAX_DZ + 1];
+    int n = tess_cuda_tb_planes(s, f, planes);
+    for (int k = 0; k < n; k++)
+        if (planes[k] == dz) return k;
+    return -1;
+}
+
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const tb_ctx *c = user;
     const tess_spec *s = c->p->s;
     if (tess_gen_print_named_ref(b, s, e)) return;
     int f = e->index;
-    if (is_state(s, f)) {   /* the previous step's ring */
-        tess_strbuf_printf(b, "%s__s%d[SLOT(", s->field[f].name, c->step - 1);
-        tess_gen_coord(b, "z", e->off[0]);
-        tess_strbuf_puts(b, ")][");
-        tess_gen_coord(b, "r__ + LO_Y", e->off[1]);
-        tess_strbuf_puts(b, "][");
-        tess_gen_coord(b, "q__ + LO_X", e->off[2]);
-        tess_strbuf_puts(b, "]");
+    const char *name = s->field[f].name;
+    if (is_state(s, f)) {   /* level - 1: the thread's queues or the shared tile */
+        int row = c->row + e->off[1];
+        if (e->off[2] == 0 && row >= 0 && row < c->p->py)
+            tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row, e->off[0] + s->lo[0]);
+        else
+            tess_strbuf_printf(b, "%s__s%d[%d][R__ + %d][C__ + %d]", name, c->level - 1,
+                               plane_slot(s, f, e->off[0]), row + s->lo[1], e->off[2] + s->lo[2]);
         return;
     }
     /* Halo points lie outside the grid along periodic axes: wrap. */
     int first = s->rank - s->field[f].rank;
-    tess_strbuf_printf(b, "__ldg(&%s[%s(", s->field[f].name, first ? "IDX2" : "IDX");
+    tess_strbuf_printf(b, "__ldg(&%s[%s(", name, first ? "IDX2" : "IDX");
     for (int a = first; a < s->rank; a++) {
         char var[2] = {tess_spec_axis_name(s->rank, a), '\0'};
         bool wrap = tess_spec_periodic(s, a);
@@ -62,88 +91,152 @@ static void print_number(tess_strbuf *b, double v, void *user) {
     tess_cuda_print_number(b, v, (void *)((const tb_ctx *)user)->p);
 }
 
-/* Step k (1..TB) of plane z = i__ - k * HI_Z over its tile. */
-static void emit_step(tess_strbuf *b, const tess_cuda_plan *p, int k) {
+static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
+
+/* Pushes `value` onto the queue of state field f at level `level`, row j. */
+static void emit_push(tess_strbuf *b, const tess_spec *s, int f, int level, int j, const char *value,
+                      const char *indent) {
+    const char *name = s->field[f].name;
+    int n = queue_len(s);
+    for (int m = 0; m + 1 < n; m++)
+        tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s__q%d_%d_%d;\n", indent, name, level, j, m, name, level, j, m + 1);
+    tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, n - 1, value);
+}
+
+/* One output's new value: the last level stores it, the others keep it. */
+static void emit_result_target(tess_strbuf *b, const tess_spec *s, int out, bool last) {
+    if (last) tess_strbuf_printf(b, "                    %s[IDX(z, y, x)] = ", s->field[out].name);
+    else tess_strbuf_printf(b, "                    %s__n = ", s->field[s->field[out].advances].name);
+}
+
+/* Level L of row j: plane z of the thread's point in that row. */
+static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j) {
     const tess_spec *s = p->s;
-    int tb = p->time_block;
-    bool last = k == tb;
-    tess_strbuf_printf(b, "        {   /* step %d: plane i__ - %d * HI_Z */\n", k, k);
-    tess_strbuf_printf(b, "            const int z = i__ - %d * HI_Z;\n", k);
-    tess_strbuf_printf(b, "            if (z >= Z0 - %d * LO_Z && z < Z1 + %d * HI_Z) {\n", tb - k, tb - k);
-    tess_strbuf_printf(b, "                for (int t__ = tid__; t__ < TILE_H(%d) * TILE_W(%d); t__ += BX * BY) {\n", k, k);
-    tess_strbuf_printf(b, "                    const int r__ = t__ / TILE_W(%d), q__ = t__ %% TILE_W(%d);\n", k, k);
-    tess_strbuf_printf(b, "                    const int y = OY - %d * LO_Y + r__, x = OX - %d * LO_X + q__;\n", tb - k, tb - k);
-    if (last) tess_strbuf_puts(b, "                    if (y >= NY || x >= NX) continue;\n");
+    bool last = level == p->time_block;
+    tess_strbuf_printf(b, "            {   /* row %d */\n                const int y = Y0 + %d;\n", j, j);
     for (int f = 0; !last && f < s->nfields; f++)
-        if (is_state(s, f)) tess_strbuf_printf(b, "                    real %s__new;\n", s->field[f].name);
-    tess_strbuf_puts(b, "                    if (ON_BAND(z, y, x)) {\n");
+        if (is_state(s, f)) tess_strbuf_printf(b, "                %s %s__n;\n", tess_gen_ctype(s, f, p->t->dtype),
+                                               s->field[f].name);
+    if (last)
+        tess_strbuf_printf(b, "                if (in_z__ && out_x__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + "
+                              "OUT_H && y < NY)\n", j, j);
+    tess_strbuf_puts(b, "                if (BAND_Z(z) || BAND_YX(y, x)) {\n");
     for (int f = 0; f < s->nfields; f++) {
         int g = s->field[f].advances;
         if (s->field[f].role != TESS_FIELD_OUT || g < 0) continue;
-        if (last) tess_strbuf_printf(b, "                        %s[IDX(z, y, x)] = ", s->field[f].name);
-        else tess_strbuf_printf(b, "                        %s__new = ", s->field[g].name);
-        tess_strbuf_printf(b, "%s__s%d[SLOT(z)][r__ + LO_Y][q__ + LO_X];\n", s->field[g].name, k - 1);
+        emit_result_target(b, s, f, last);
+        tess_strbuf_printf(b, "%s__q%d_%d_%d;\n", s->field[g].name, level - 1, j, s->lo[0]);
     }
-    tess_strbuf_puts(b, "                    } else {\n");
-    tb_ctx ctx = {p, k};
+    tess_strbuf_puts(b, "                } else {\n");
+    tb_ctx ctx = {p, level, j};
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = &ctx};
     for (int i = 0; i < s->ninst; i++) {
         int out = tess_gen_inst_output(s, i);
-        if (out >= 0 && last) {
-            tess_strbuf_printf(b, "                        %s[IDX(z, y, x)] = ", s->field[out].name);
-        } else if (out >= 0) {
-            tess_strbuf_printf(b, "                        %s__new = ", s->field[s->field[out].advances].name);
+        if (out >= 0 && !last && s->field[out].advances < 0) continue;   /* read by no later level */
+        if (out >= 0) {
+            emit_result_target(b, s, out, last);
         } else {
             char name[64];
             tess_gen_inst_name(s, i, name, sizeof name);
-            tess_strbuf_printf(b, "                        const real %s = ", name);
+            tess_strbuf_printf(b, "                    const real %s = ", name);
         }
         tess_expr_print(b, s->inst[i].expr, &pr);
         tess_strbuf_puts(b, ";\n");
     }
-    tess_strbuf_puts(b, "                    }\n");
-    for (int f = 0; !last && f < s->nfields; f++)
-        if (is_state(s, f))
-            tess_strbuf_printf(b, "                    %s__s%d[SLOT(z)][r__][q__] = %s__new;\n", s->field[f].name, k,
-                               s->field[f].name);
-    tess_strbuf_puts(b, "                }\n            }\n");
-    if (!last) tess_strbuf_puts(b, "            __syncthreads();\n");
+    tess_strbuf_puts(b, "                }\n");
+    for (int f = 0; !last && f < s->nfields; f++) {
+        if (!is_state(s, f)) continue;
+        char value[64];
+        snprintf(value, sizeof value, "%s__n", s->field[f].name);
+        emit_push(b, s, f, level, j, value, "                ");
+    }
+    tess_strbuf_puts(b, "            }\n");
+}
+
+/* Level L (1..TB): publish level L-1's planes that neighbours read, then
+ * compute plane i - L*HI_Z of each row. */
+static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level) {
+    const tess_spec *s = p->s;
+    tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * HI_Z */\n", level, level);
+    tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n", level);
+    for (int f = 0; f < s->nfields; f++) {
+        int planes[2 * TESS_CUDA_MAX_DZ + 1];
+        int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < p->py; j++)
+                tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + LO_X] = %s__q%d_%d_%d;\n",
+                                   s->field[f].name, level - 1, k, j + s->lo[1], s->field[f].name, level - 1, j,
+                                   planes[k] + s->lo[0]);
+    }
+    tess_strbuf_puts(b, "            __syncthreads();\n");
+    if (level == p->time_block) tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n");
+    for (int j = 0; j < p->py; j++) emit_row(b, p, level, j);
     tess_strbuf_puts(b, "        }\n");
+}
+
+/* BAND_Z(z), BAND_YX(y, x): on a fixed boundary band along those axes. */
+static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
+    for (int part = 0; part < 2; part++) {
+        tess_strbuf_puts(b, part ? "#define BAND_YX(y, x) (" : "#define BAND_Z(z) (");
+        int n = 0;
+        for (int a = part; a < (part ? 3 : 1); a++) {
+            if (tess_spec_periodic(s, a) || (s->lo[a] == 0 && s->hi[a] == 0)) continue;
+            char v = tess_spec_axis_name(3, a), V = (char)(v - 'a' + 'A');
+            tess_strbuf_printf(b, "%s(%c) < LO_%c || (%c) >= N%c - HI_%c", n++ ? " || " : "", v, V, v, V, V);
+        }
+        tess_strbuf_puts(b, n ? ")\n" : "0)\n");
+    }
 }
 
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
-    int tb = p->time_block;
-    tess_strbuf_printf(b, "/* Temporal blocking: TB steps per launch, pipelined along z. */\n"
-                          "#define TB %d\n#define TY (BY * PY)\n#define TX (BX * PX)\n"
-                          "#define RZ (LO_Z + HI_Z + 1)   /* planes in a step's ring */\n"
-                          "/* Step k's tile: the block's tile and TB - k halos. */\n"
-                          "#define TILE_H(k) (TY + (TB - (k)) * (LO_Y + HI_Y))\n"
-                          "#define TILE_W(k) (TX + (TB - (k)) * (LO_X + HI_X))\n"
-                          "#define SLOT(z) ((((z) %% RZ) + RZ) %% RZ)\n\n", tb);
-    tess_strbuf_puts(b, "/* TB updates of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
+    int tb = p->time_block, nq = queue_len(s);
+    tess_strbuf_printf(b, "/* Temporal blocking: TB steps per launch, pipelined along z. The block's\n"
+                          " * tile: TY x BX points, of which the inner OUT_H x OUT_W are written. */\n"
+                          "#define TB %d\n#define TY (BY * PY)\n"
+                          "#define OUT_W (BX - TB * (LO_X + HI_X))\n#define OUT_H (TY - TB * (LO_Y + HI_Y))\n"
+                          "/* Shared tiles: the block's tile and a halo that only edge points read. */\n"
+                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (BX + LO_X + HI_X)\n", tb);
+    emit_band_macros(b, s);
+    tess_strbuf_puts(b, "\n/* TB updates of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
     tess_cuda_emit_params(b, p, false);
     tess_strbuf_puts(b, ")\n{\n"
-                        "    const int OY = blockIdx.y * TY, OX = blockIdx.x * TX;   /* the block's tile */\n"
+                        "    const int R__ = threadIdx.y * PY, C__ = threadIdx.x;   /* the thread in the tile */\n"
+                        "    const int x = blockIdx.x * OUT_W - TB * LO_X + C__, sx__ = SAFE_X(x);\n"
+                        "    const int Y0 = blockIdx.y * OUT_H - TB * LO_Y + R__;   /* the thread's first row */\n"
                         "    const int Z0 = blockIdx.z * CHUNK, Z1 = min(Z0 + CHUNK, NZ);\n"
-                        "    const int tid__ = threadIdx.y * BX + threadIdx.x;\n");
+                        "    const bool out_x__ = C__ >= TB * LO_X && C__ < TB * LO_X + OUT_W && x < NX;\n");
+    for (int f = 0; f < s->nfields; f++) {
+        int planes[2 * TESS_CUDA_MAX_DZ + 1];
+        int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
+        if (!is_state(s, f)) continue;
+        const char *type = tess_gen_ctype(s, f, p->t->dtype), *name = s->field[f].name;
+        tess_strbuf_printf(b, "    /* %s: per level, the tiles of the planes read off the column, and the\n"
+                              "     * queues of each row (planes z - LO_Z .. z + HI_Z of the next level's z). */\n", name);
+        for (int k = 0; k < tb && n; k++) {
+            tess_strbuf_printf(b, "    __shared__ %s %s__s%d[%d][SH][SW];\n", type, name, k, n);
+            /* The halo no thread writes: zeros, so that edge points compute on numbers. */
+            tess_strbuf_printf(b, "    for (int t__ = threadIdx.y * BX + C__; t__ < %d * SH * SW; t__ += BX * BY)\n"
+                                  "        (&%s__s%d[0][0][0])[t__] = 0;\n", n, name, k);
+        }
+        for (int k = 0; k < tb; k++)
+            for (int j = 0; j < p->py; j++) {
+                tess_strbuf_printf(b, "    %s ", type);
+                for (int m = 0; m < nq; m++) tess_strbuf_printf(b, "%s%s__q%d_%d_%d = 0", m ? ", " : "", name, k, j, m);
+                tess_strbuf_puts(b, ";\n");
+            }
+    }
+    tess_strbuf_puts(b, "    __syncthreads();\n"
+                        "    for (int i = Z0 - TB * LO_Z; i < Z1 + TB * HI_Z; i++) {\n"
+                        "        /* level 0: plane i of the input */\n");
     for (int f = 0; f < s->nfields; f++) {
         if (!is_state(s, f)) continue;
-        tess_strbuf_printf(b, "    /* Rings of %s: steps 0 .. TB-1. */\n", s->field[f].name);
-        for (int k = 0; k < tb; k++)
-            tess_strbuf_printf(b, "    __shared__ %s %s__s%d[RZ][TILE_H(%d)][TILE_W(%d)];\n",
-                               tess_gen_ctype(s, f, p->t->dtype), s->field[f].name, k, k, k);
+        for (int j = 0; j < p->py; j++) {
+            char value[128];
+            snprintf(value, sizeof value, "__ldg(&%s[IDX(SAFE_Z(i), SAFE_Y(Y0 + %d), sx__)])", s->field[f].name, j);
+            emit_push(b, s, f, 0, j, value, "        ");
+        }
     }
-    tess_strbuf_puts(b, "    for (int i__ = Z0 - TB * LO_Z; i__ < Z1 + TB * HI_Z; i__++) {\n"
-                        "        /* step 0: the input's plane i__ */\n"
-                        "        for (int t__ = tid__; t__ < TILE_H(0) * TILE_W(0); t__ += BX * BY) {\n"
-                        "            const int r__ = t__ / TILE_W(0), q__ = t__ % TILE_W(0);\n");
-    for (int f = 0; f < s->nfields; f++)
-        if (is_state(s, f))
-            tess_strbuf_printf(b, "            %s__s0[SLOT(i__)][r__][q__] = __ldg(&%s[IDX(SAFE_Z(i__), "
-                                  "SAFE_Y(OY - TB * LO_Y + r__), SAFE_X(OX - TB * LO_X + q__))]);\n",
-                               s->field[f].name, s->field[f].name);
-    tess_strbuf_puts(b, "        }\n        __syncthreads();\n");
-    for (int k = 1; k <= tb; k++) emit_step(b, p, k);
+    for (int k = 1; k <= tb; k++) emit_level(b, p, k);
     tess_strbuf_puts(b, "    }\n}\n\n");
 }

@@ -216,6 +216,10 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     if (opt.full_timing) hw.race_factor = 0;
     st = tess_evaluator_create_hw(s.op, &s.task, s.be, &s.device, &hw, &ev);
     if (st) return st;
+    if (opt.fix && (st = tess_space_pin(ev->space, opt.fix))) {
+        tess_evaluator_destroy(ev);
+        return tess_error_context(st, "--fix");
+    }
     st = tess_records_begin_run(ctx->db, task_id, device_id, strategy_name, opt.seed, opt.budget, &run_id);
     if (st) {
         tess_evaluator_destroy(ev);

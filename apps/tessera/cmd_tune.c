@@ -14,7 +14,8 @@
 static void help(void) {
     printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64] [--backend cpu|cuda]\n"
            "                       [--strategy NAME] [--budget N] [--seconds S] [--window W]\n"
-           "                       [--batch N] [--seed K] [--transfer off|auto|PATH] [--db PATH] [--json]\n\n"
+           "                       [--batch N] [--seed K] [--transfer off|auto|PATH] [--fix NAME=VALUE,...]\n"
+           "                       [--db PATH] [--json]\n\n"
            "Tunes operator OP on a shape: each candidate config is generated, compiled,\n"
            "verified against the reference and timed; every result is committed to the\n"
            "records database as it arrives. The template's default config is measured\n"
@@ -30,6 +31,7 @@ static void help(void) {
            "  --seed       seed of the search and of the input data (default 1)\n"
            "  --transfer   warm start from similar tuned tasks: auto (this database, the\n"
            "               default), off, or another records database or exported .jsonl\n"
+           "  --fix        search only configs with these values (for example time_block=4)\n"
            "  --db         records database (default $TESSERA_DB or\n"
            "               $XDG_DATA_HOME/tessera/records.db)\n"
            "  --json       print one JSON object instead of the table\n",
@@ -119,6 +121,7 @@ static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void
         {"seed", required_argument, 0, 'k'},    {"db", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
         {"transfer", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
+        {"fix", required_argument, 0, 'f'},
         {0, 0, 0, 0}};
     long v;
     optind = 1;
@@ -134,6 +137,7 @@ static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void
         case 'j': a->json = true; break;
         case 'x': a->opt.transfer = optarg; break;
         case 'o': a->output = optarg; break;
+        case 'f': a->opt.fix = optarg; break;
         case 'n':
             if (!cli_parse_int(cmd, "--budget", optarg, 1, 100000000, &v)) return EXIT_USAGE;
             a->opt.budget = (int)v;
@@ -198,10 +202,11 @@ int cmd_tune(int argc, char **argv) {
 
 static void record_help(void) {
     printf("usage: tessera record OP --output FILE.jsonl [--shape S] [--dtype T] [--backend B]\n"
-           "                         [--budget N] [--seed K] [--db PATH]\n\n"
+           "                         [--budget N] [--seed K] [--fix NAME=VALUE,...] [--db PATH]\n\n"
            "Measures a whole space (or, when it has more than N legal configs, a uniform random\n"
            "sample of N, default 2000) on this machine's hardware, records every result, and\n"
-           "exports the task's records as JSON lines, which `tessera bench search` replays.\n");
+           "exports the task's records as JSON lines, which `tessera bench search` replays.\n"
+           "--fix measures only the configs with the given values.\n");
 }
 
 int cmd_record(int argc, char **argv) {

@@ -416,6 +416,41 @@ static void test_config_set(void) {
     tess_config_set_destroy(set);
 }
 
+/* Pinned parameters: only their value is legal, it becomes the default,
+ * sampling and enumeration respect it, bad text is refused. */
+static void test_pin(void) {
+    double limit = 256;
+    tess_space *s = make_space(&limit);
+    CHECK(tess_space_pin(s, "unroll=5") == TESS_ERR_ARG);
+    CHECK(tess_space_pin(s, "nosuch=1") == TESS_ERR_ARG);
+    CHECK(tess_space_pin(s, "unroll") == TESS_ERR_FORMAT);
+    CHECK_OK(tess_space_pin(s, "unroll=2, order=zyx"));
+    tess_config c;
+    tess_space_default(s, &c);
+    CHECK(tess_config_get(s, &c, "unroll") == 2 && tess_config_get(s, &c, "order") == 1);
+    CHECK(tess_space_valid(s, &c));
+    c.v[2] = 0;
+    const char *why = tess_space_violation(s, &c);
+    CHECK_MSG(why && strstr(why, "unroll=2"), "violation: %s", why ? why : "none");
+    tess_config *all = NULL;
+    size_t n = 0;
+    CHECK_OK(tess_space_enumerate(s, 100000, &all, &n));
+    size_t expect = 0;   /* block_x even, block_x * block_y <= limit */
+    for (double bx = 2; bx <= 256; bx *= 2)
+        for (double by = 1; by <= 64; by *= 2) expect += bx * by <= limit;
+    CHECK_MSG(n == expect, "%zu pinned configs, expected %zu", n, expect);
+    free(all);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    bool pinned = true;
+    for (int i = 0; i < 200; i++) {
+        CHECK_OK(tess_space_sample(s, rng, &c));
+        pinned &= tess_config_get(s, &c, "unroll") == 2 && tess_config_get(s, &c, "order") == 1;
+    }
+    CHECK(pinned);
+    gsl_rng_free(rng);
+    tess_space_destroy(s);
+}
+
 int main(void) {
     test_parameters();
     test_enumeration();
@@ -426,5 +461,6 @@ int main(void) {
     test_encoding();
     test_text();
     test_config_set();
+    test_pin();
     return check_finish("test_space");
 }
