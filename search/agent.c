@@ -5,8 +5,12 @@
  * config among the best tenth (a bandit in the manner of OpenTuner's). Both
  * share one experience pool and its cost model; the run starts from the
  * warm-start configs when there are any, and priors from similar tasks
- * pre-train the cost model. Genetic and annealing search, slower to learn on
- * every recorded space, are left to their own strategies. */
+ * pre-train the cost model. While the models have too little data, a local
+ * search spends the first batch on the configs nearest to the best one
+ * measured (in tuning the template's default, measured first): a default
+ * is a good guess whose neighbours are better guesses than random ones.
+ * Genetic and annealing search, slower to learn on every recorded space,
+ * are left to their own strategies. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,9 @@
  * priors from similar tasks the cost model is ready at once and the bandit
  * shares from the start. */
 #define GP_FIRST 24
+/* Until this many observations (the Gaussian process's start) slots go to
+ * the local search around the best so far, when there is one. */
+#define LOCAL_UNTIL 8
 
 typedef struct arm {
     const tess_technique_ops *ops;
@@ -44,6 +51,7 @@ typedef struct pending {
 
 typedef struct agent {
     tess_pool *pool;
+    void *local;              /* tess_technique_local's state */
     arm arms[NTECH];
     pending *wait;
     int nwait;
@@ -56,6 +64,7 @@ static void agent_destroy(void *state) {
     if (!g) return;
     for (int k = 0; k < NTECH; k++)
         if (g->arms[k].state) g->arms[k].ops->destroy(g->arms[k].state);
+    if (g->local) tess_technique_local.destroy(g->local);
     free(g->wait);
     tess_pool_destroy(g->pool);
     free(g);
@@ -70,6 +79,7 @@ static tess_status agent_create(const tess_space *s, const tess_strategy_options
     tess_status st = tess_pool_create(s, o, &g->pool);
     g->wait = malloc(MAX_PENDING * sizeof *g->wait);
     if (!st && !g->wait) st = tess_error(TESS_ERR_NOMEM, "agent: no memory");
+    if (!st) st = tess_technique_local.create(g->pool, &g->local);
     for (int k = 0; k < NTECH && !st; k++) {
         g->arms[k].ops = techniques[k];
         g->arms[k].prior_wins = PRIOR_WINS;
@@ -127,6 +137,12 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     agent *g = state;
     int k = 0;
     while (k < max && tess_pool_next_warm(g->pool, &out[k])) k++;
+    if (k < max && g->pool->n < LOCAL_UNTIL) {
+        int got = 0;
+        tess_status st = tess_technique_local.propose(g->local, g->pool, out + k, max - k, &got);
+        if (st) return st;
+        k += got;
+    }
     /* deal the remaining slots one by one to the best-scoring arm; while
      * outcomes are few the equal priors and the pending slots share them evenly */
     int slots[NTECH] = {0}, order[NTECH];
