@@ -1,9 +1,7 @@
 /* local.c - local search around the incumbent: the unproposed configs
- * nearest to the fastest observation, nearest first (L1 distance of the
- * encoded features, so one step of a parameter is one neighbour and a
- * sampled space's nearest recorded points stand in for missing neighbours);
- * ties are broken at random. */
-#include <math.h>
+ * nearest to the fastest observation, nearest first in steps of parameter
+ * values (the adjacent neighbours first; a sampled space's nearest recorded
+ * points stand in for missing neighbours); ties are broken at random. */
 #include <stdlib.h>
 #include "core/error.h"
 #include "search/technique.h"
@@ -47,10 +45,14 @@ static int by_distance(const void *a, const void *b) {
     return (x->tie > y->tie) - (x->tie < y->tie);
 }
 
-static double distance(const tess_pool *pool, const double *from, const tess_config *c) {
-    double f[TESS_MAX_PARAMS], d = 0;
-    tess_space_encode(pool->space, c, f);
-    for (int p = 0; p < pool->nfeat; p++) d += fabs(f[p] - from[p]);
+/* Steps between two configs: a numeric parameter's value moved by k places
+ * is k steps, a categorical one changed is one; every parameter weighs alike. */
+static double distance(const tess_pool *pool, const tess_config *from, const tess_config *c) {
+    double d = 0;
+    for (int p = 0; p < tess_space_nparams(pool->space); p++) {
+        int k = abs((int)c->v[p] - (int)from->v[p]);
+        d += tess_space_param_label(pool->space, p, 0) && k ? 1 : k;
+    }
     return d;
 }
 
@@ -67,13 +69,13 @@ static tess_status local_propose(void *state, tess_pool *pool, tess_config *out,
     local *l = state;
     *n = 0;
     if (pool->best < 0) return TESS_OK;
-    const double *from = tess_pool_features(pool, pool->best);
+    const tess_config *from = &pool->configs[pool->best];
     /* every unproposed point of a listed space, else the incumbent's neighbours */
     size_t nall = 0, m = 0;
     const tess_config *all = tess_pool_space_list(pool, &nall);
     if (!all) {
         int k = 0;
-        tess_space_neighbors(pool->space, &pool->configs[pool->best], TESS_NEIGH_HAMMING, l->nb, l->room, &k);
+        tess_space_neighbors(pool->space, from, TESS_NEIGH_HAMMING, l->nb, l->room, &k);
         all = l->nb;
         nall = (size_t)k;
     }
