@@ -191,6 +191,43 @@ static void test_warm_start(void) {
     tess_space_destroy(s);
 }
 
+/* Steps between two configs of the synthetic space: numeric parameters by
+ * value places, the categorical order by one when it differs. */
+static int steps(const tess_config *a, const tess_config *b) {
+    int d = 0;
+    for (int p = 0; p < 5; p++) {
+        int k = abs((int)a->v[p] - (int)b->v[p]);
+        d += p == 3 ? k != 0 : k;
+    }
+    return d;
+}
+
+/* After the template's default is measured, the agent's first batch is its
+ * one-step neighbours: block_x, block_y one place down or up, unroll and tile
+ * one up, order to either other label (eight, all legal). */
+static void test_agent_starts_near_default(void) {
+    tess_space *s = synthetic_space();
+    tess_config dflt;
+    tess_space_default(s, &dflt);
+    tess_strategy_options o = {.seed = 4, .batch = 8};
+    void *state = NULL;
+    CHECK_OK(tess_search_agent.create(s, &o, &state));
+    tess_outcome status;
+    CHECK_OK(tess_search_agent.observe(state, &dflt, TESS_RESULT_OK, synthetic_time(s, &dflt, &status)));
+    tess_config out[8];
+    int n = 0, near = 0;
+    CHECK_OK(tess_search_agent.propose(state, out, 8, &n));
+    CHECK(n == 8);
+    for (int i = 0; i < n; i++) {
+        int d = steps(&out[i], &dflt);
+        CHECK_MSG(d == 1, "proposal %d is %d steps from the default", i, d);
+        near += d == 1;
+    }
+    CHECK(near == 8);
+    tess_search_agent.destroy(state);
+    tess_space_destroy(s);
+}
+
 /* The learning strategies find the optimum of the synthetic space (one
  * config among some 5000) within a budget in at least 8 of 10 seeds; the
  * agent within a tighter one. */
@@ -225,6 +262,7 @@ int main(void) {
     test_exhaustive_order();
     test_reproducible();
     test_warm_start();
+    test_agent_starts_near_default();
     test_finds_optimum();
     return check_finish("test_search");
 }
