@@ -77,7 +77,7 @@ static bool legal3(const double *v, void *user) {
     int tb = lim->steps > 1 ? (int)v[P3_TB] : 1;
     if (lim->steps % tb != 0 || lim->steps / tb > TESS_MAX_LAUNCHES) return false;
     if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
-        return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] == 1 && v[P3_VEC] == 1 &&
+        return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] <= 2 && v[P3_VEC] == 1 &&
                v[P3_PX] == 1 && fits_time_blocks(lim, tb, v[P3_BX], v[P3_BY] * v[P3_PY], v[P3_PY]);
     if (v[P3_STREAM] == 0)   /* settings of streaming take their first value */
         return v[P3_CHUNK] == 4 && v[P3_STAGING] == 0 && v[P3_UNROLL] == 1;
@@ -149,7 +149,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
                                                       "unroll=1; stream=1 needs block_z=1, unroll <= chunk; "
                                                       "staged tiles (two buffers) fit 48 KiB; time_block divides "
                                                       "steps into at most 4 launches and needs stream=1, "
-                                                      "staging=shared, unroll=1, vec=1, ppt_x=1, a block wider "
+                                                      "staging=shared, unroll <= 2, vec=1, ppt_x=1, a block wider "
                                                       "and taller than time_block halos, its tiles fitting 48 KiB "
                                                       "and its register queues 128 values"
                                                     : "32 <= threads <= 1024; staged tiles fit 48 KiB");

@@ -44,11 +44,38 @@ int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ +
     return n;
 }
 
-/* Where the expressions of one level and row of a thread are printed. */
+/* Where the expressions of one level and row of a thread are printed, in
+ * which phase of the queues' rotation. */
 typedef struct tb_ctx {
     const tess_cuda_plan *p;
-    int level, row;
+    int level, row, phase;
 } tb_ctx;
+
+static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
+
+/* With unroll > 1 the queues rotate instead of shifting: the loop over
+ * planes is unrolled queue_len times, and in phase `phase` (once that
+ * phase's plane is pushed) the register of plane z + dz is this one. Rotation
+ * saves the moves of a shift and costs registers. */
+static bool rotating(const tess_cuda_plan *p) { return p->unroll > 1; }
+
+static int queue_reg(const tess_cuda_plan *p, int phase, int dz) {
+    const tess_spec *s = p->s;
+    return rotating(p) ? (dz + s->lo[0] + phase + 1) % queue_len(s) : dz + s->lo[0];
+}
+
+/* Pushes `value` onto the queue of field `name` at level, row j. */
+static void emit_push(tess_strbuf *b, const tess_cuda_plan *p, const char *name, int level, int j, int phase,
+                      const char *value, const char *indent) {
+    int n = queue_len(p->s);
+    if (rotating(p)) {
+        tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, phase, value);
+        return;
+    }
+    for (int m = 0; m + 1 < n; m++)
+        tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s__q%d_%d_%d;\n", indent, name, level, j, m, name, level, j, m + 1);
+    tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, n - 1, value);
+}
 
 static int plane_slot(const tess_spec *s, int f, int dz) {
     int planes[2 * TESS_CUDA_MAX_DZ + 1];
@@ -67,7 +94,7 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     if (is_state(s, f)) {   /* level - 1: the thread's queues or the shared tile */
         int row = c->row + e->off[1];
         if (e->off[2] == 0 && row >= 0 && row < c->p->py)
-            tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row, e->off[0] + s->lo[0]);
+            tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row, queue_reg(c->p, c->phase, e->off[0]));
         else
             tess_strbuf_printf(b, "%s__s%d[%d][R__ + %d][C__ + %d]", name, c->level - 1,
                                plane_slot(s, f, e->off[0]), row + s->lo[1], e->off[2] + s->lo[2]);
@@ -91,74 +118,77 @@ static void print_number(tess_strbuf *b, double v, void *user) {
     tess_cuda_print_number(b, v, (void *)((const tb_ctx *)user)->p);
 }
 
-static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
-
-/* Pushes `value` onto the queue of state field f at level `level`, row j. */
-static void emit_push(tess_strbuf *b, const tess_spec *s, int f, int level, int j, const char *value,
-                      const char *indent) {
-    const char *name = s->field[f].name;
-    int n = queue_len(s);
-    for (int m = 0; m + 1 < n; m++)
-        tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s__q%d_%d_%d;\n", indent, name, level, j, m, name, level, j, m + 1);
-    tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, n - 1, value);
+/* Whether some update reads a field no output advances (from global memory,
+ * in bounds only on points off the fixed bands). */
+static bool reads_other_fields(const tess_spec *s, const tess_expr *e) {
+    for (int i = 0; i < e->nargs; i++)
+        if (reads_other_fields(s, e->arg[i])) return true;
+    return e->kind == TESS_EXPR_REF && e->ref == TESS_REF_FIELD && !is_state(s, e->index);
 }
 
-/* One output's new value: the last level stores it, the others keep it. */
-static void emit_result_target(tess_strbuf *b, const tess_spec *s, int out, bool last) {
-    if (last) tess_strbuf_printf(b, "                    %s[IDX(z, y, x)] = ", s->field[out].name);
-    else tess_strbuf_printf(b, "                    %s__n = ", s->field[s->field[out].advances].name);
+static bool band_by_branch(const tess_spec *s) {
+    for (int i = 0; i < s->ninst; i++)
+        if (reads_other_fields(s, s->inst[i].expr)) return true;
+    return false;
 }
 
-/* Level L of row j: plane z of the thread's point in that row. */
-static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j) {
+/* Level L of row j: plane z of the thread's point in that row. Points on a
+ * band keep their value; without reads of other fields every point computes
+ * and selects, which needs no branch. */
+static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j, int phase) {
     const tess_spec *s = p->s;
-    bool last = level == p->time_block;
-    tess_strbuf_printf(b, "            {   /* row %d */\n                const int y = Y0 + %d;\n", j, j);
-    for (int f = 0; !last && f < s->nfields; f++)
-        if (is_state(s, f)) tess_strbuf_printf(b, "                %s %s__n;\n", tess_gen_ctype(s, f, p->t->dtype),
-                                               s->field[f].name);
+    bool last = level == p->time_block, branch = band_by_branch(s);
+    tess_strbuf_printf(b, "            {   /* row %d */\n", j);
+    if (last || branch) tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);
+    tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
     if (last)
         tess_strbuf_printf(b, "                if (in_z__ && out_x__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + "
-                              "OUT_H && y < NY)\n", j, j);
-    tess_strbuf_puts(b, "                if (BAND_Z(z) || BAND_YX(y, x)) {\n");
-    for (int f = 0; f < s->nfields; f++) {
-        int g = s->field[f].advances;
-        if (s->field[f].role != TESS_FIELD_OUT || g < 0) continue;
-        emit_result_target(b, s, f, last);
-        tess_strbuf_printf(b, "%s__q%d_%d_%d;\n", s->field[g].name, level - 1, j, s->lo[0]);
+                              "OUT_H && y < NY) {\n", j, j);
+    else
+        tess_strbuf_puts(b, "                {\n");
+    for (int i = 0; branch && i < s->ninst; i++) {
+        int out = tess_gen_inst_output(s, i);
+        if (out >= 0 && (last || s->field[out].advances >= 0))
+            tess_strbuf_printf(b, "                    real %s__v = 0;\n", s->field[out].name);
     }
-    tess_strbuf_puts(b, "                } else {\n");
-    tb_ctx ctx = {p, level, j};
+    if (branch) tess_strbuf_puts(b, "                    if (!band__) {\n");
+    tb_ctx ctx = {p, level, j, phase};
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = &ctx};
     for (int i = 0; i < s->ninst; i++) {
         int out = tess_gen_inst_output(s, i);
         if (out >= 0 && !last && s->field[out].advances < 0) continue;   /* read by no later level */
-        if (out >= 0) {
-            emit_result_target(b, s, out, last);
-        } else {
-            char name[64];
-            tess_gen_inst_name(s, i, name, sizeof name);
-            tess_strbuf_printf(b, "                    const real %s = ", name);
-        }
+        char name[64];
+        if (out >= 0) snprintf(name, sizeof name, "%s__v", s->field[out].name);
+        else tess_gen_inst_name(s, i, name, sizeof name);
+        tess_strbuf_printf(b, "                    %s%s = ", out >= 0 && branch ? "" : "const real ", name);
         tess_expr_print(b, s->inst[i].expr, &pr);
         tess_strbuf_puts(b, ";\n");
     }
-    tess_strbuf_puts(b, "                }\n");
-    for (int f = 0; !last && f < s->nfields; f++) {
-        if (!is_state(s, f)) continue;
-        char value[64];
-        snprintf(value, sizeof value, "%s__n", s->field[f].name);
-        emit_push(b, s, f, level, j, value, "                ");
+    if (branch) tess_strbuf_puts(b, "                    }\n");
+    for (int f = 0; f < s->nfields; f++) {
+        if (s->field[f].role != TESS_FIELD_OUT) continue;
+        int g = s->field[f].advances;
+        if (g < 0 && !last) continue;
+        const char *name = s->field[f].name;
+        char value[160];
+        if (g < 0) snprintf(value, sizeof value, "%s__v", name);
+        else snprintf(value, sizeof value, "band__ ? %s__q%d_%d_%d : %s__v", s->field[g].name, level - 1, j,
+                      queue_reg(p, phase, 0), name);
+        if (last)
+            tess_strbuf_printf(b, "                    %s%s[IDX(z, y, x)] = %s;\n", g < 0 ? "if (!band__) " : "", name,
+                               value);
+        else
+            emit_push(b, p, s->field[g].name, level, j, phase, value, "                    ");
     }
-    tess_strbuf_puts(b, "            }\n");
+    tess_strbuf_puts(b, "                }\n            }\n");
 }
 
 /* Level L (1..TB): publish level L-1's planes that neighbours read, then
  * compute plane i - L*HI_Z of each row. */
-static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level) {
+static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int phase) {
     const tess_spec *s = p->s;
     tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * HI_Z */\n", level, level);
-    tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n", level);
+    tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n            const bool band_z__ = BAND_Z(z);\n", level);
     for (int f = 0; f < s->nfields; f++) {
         int planes[2 * TESS_CUDA_MAX_DZ + 1];
         int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
@@ -166,11 +196,11 @@ static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level) {
             for (int j = 0; j < p->py; j++)
                 tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + LO_X] = %s__q%d_%d_%d;\n",
                                    s->field[f].name, level - 1, k, j + s->lo[1], s->field[f].name, level - 1, j,
-                                   planes[k] + s->lo[0]);
+                                   queue_reg(p, phase, planes[k]));
     }
     tess_strbuf_puts(b, "            __syncthreads();\n");
     if (level == p->time_block) tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n");
-    for (int j = 0; j < p->py; j++) emit_row(b, p, level, j);
+    for (int j = 0; j < p->py; j++) emit_row(b, p, level, j, phase);
     tess_strbuf_puts(b, "        }\n");
 }
 
@@ -226,17 +256,27 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                 tess_strbuf_puts(b, ";\n");
             }
     }
-    tess_strbuf_puts(b, "    __syncthreads();\n"
-                        "    for (int i = Z0 - TB * LO_Z; i < Z1 + TB * HI_Z; i++) {\n"
-                        "        /* level 0: plane i of the input */\n");
-    for (int f = 0; f < s->nfields; f++) {
-        if (!is_state(s, f)) continue;
-        for (int j = 0; j < p->py; j++) {
-            char value[128];
-            snprintf(value, sizeof value, "__ldg(&%s[IDX(SAFE_Z(i), SAFE_Y(Y0 + %d), sx__)])", s->field[f].name, j);
-            emit_push(b, s, f, 0, j, value, "        ");
+    for (int j = 0; j < p->py; j++)
+        tess_strbuf_printf(b, "    const bool band_yx%d__ = BAND_YX(Y0 + %d, x);\n", j, j);
+    int phases = rotating(p) ? nq : 1;
+    tess_strbuf_puts(b, "    __syncthreads();\n");
+    if (rotating(p))
+        tess_strbuf_printf(b, "    /* %d planes per pass, one per register of a queue: the last pass may run\n"
+                              "     * past Z1, writing nothing. */\n", nq);
+    tess_strbuf_printf(b, "    for (int i0 = Z0 - TB * LO_Z; i0 < Z1 + TB * HI_Z; i0 += %d) {\n", phases);
+    for (int phase = 0; phase < phases; phase++) {
+        tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n"
+                              "        /* level 0: plane i of the input */\n", phase, phase);
+        for (int f = 0; f < s->nfields; f++) {
+            if (!is_state(s, f)) continue;
+            for (int j = 0; j < p->py; j++) {
+                char value[128];
+                snprintf(value, sizeof value, "__ldg(&%s[IDX(SAFE_Z(i), SAFE_Y(Y0 + %d), sx__)])", s->field[f].name, j);
+                emit_push(b, p, s->field[f].name, 0, j, phase, value, "        ");
+            }
         }
+        for (int k = 1; k <= tb; k++) emit_level(b, p, k, phase);
+        tess_strbuf_puts(b, "    }\n");
     }
-    for (int k = 1; k <= tb; k++) emit_level(b, p, k);
     tess_strbuf_puts(b, "    }\n}\n\n");
 }

@@ -39,7 +39,7 @@ static const char *const variants3[] = {
 static const char *const time_blocked[] = {
     "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
     "block_x=32,block_y=16,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
-    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,unroll=1,min_blocks=1,time_block=2",
+    "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=1,time_block=2",
 };
 static const char *const variants2[] = {
     "block_x=32,block_y=8,ppt_x=2,ppt_y=2,vec=1,staging=ldg,min_blocks=2",
