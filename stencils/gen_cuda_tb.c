@@ -16,7 +16,9 @@
  * the tile's edge are wrong (their neighbours are missing), one halo deeper
  * at each level; the last level writes only the inner points, which they
  * never reach. Points on a fixed boundary band keep their value, as in the
- * reference; fields no output advances are read from global memory. */
+ * reference (a select, or a branch when the update reads other fields);
+ * tiles that touch no band along y or x run a copy of the loop without those
+ * tests. Fields no output advances are read from global memory. */
 #include <stdio.h>
 #include <string.h>
 #include "gen_cuda_internal.h"
@@ -49,6 +51,7 @@ int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ +
 typedef struct tb_ctx {
     const tess_cuda_plan *p;
     int level, row, phase;
+    bool edge;   /* the block's tile reaches a fixed boundary band along y or x */
 } tb_ctx;
 
 static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
@@ -135,15 +138,17 @@ static bool band_by_branch(const tess_spec *s) {
 /* Level L of row j: plane z of the thread's point in that row. Points on a
  * band keep their value; without reads of other fields every point computes
  * and selects, which needs no branch. */
-static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j, int phase) {
+static void emit_row(tess_strbuf *b, const tb_ctx *c) {
+    const tess_cuda_plan *p = c->p;
     const tess_spec *s = p->s;
+    int level = c->level, j = c->row, phase = c->phase;
     bool last = level == p->time_block, branch = band_by_branch(s);
     tess_strbuf_printf(b, "            {   /* row %d */\n", j);
-    if (last || branch) tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);
-    tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
+    if (branch) tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);
+    if (c->edge) tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
+    else tess_strbuf_puts(b, "                const bool band__ = band_z__;\n");
     if (last)
-        tess_strbuf_printf(b, "                if (in_z__ && out_x__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + "
-                              "OUT_H && y < NY) {\n", j, j);
+        tess_strbuf_printf(b, "                if (in_z__ && write%d__) {\n", j);
     else
         tess_strbuf_puts(b, "                {\n");
     for (int i = 0; branch && i < s->ninst; i++) {
@@ -152,8 +157,7 @@ static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j, 
             tess_strbuf_printf(b, "                    real %s__v = 0;\n", s->field[out].name);
     }
     if (branch) tess_strbuf_puts(b, "                    if (!band__) {\n");
-    tb_ctx ctx = {p, level, j, phase};
-    tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = &ctx};
+    tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = (void *)c};
     for (int i = 0; i < s->ninst; i++) {
         int out = tess_gen_inst_output(s, i);
         if (out >= 0 && !last && s->field[out].advances < 0) continue;   /* read by no later level */
@@ -175,8 +179,8 @@ static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j, 
         else snprintf(value, sizeof value, "band__ ? %s__q%d_%d_%d : %s__v", s->field[g].name, level - 1, j,
                       queue_reg(p, phase, 0), name);
         if (last)
-            tess_strbuf_printf(b, "                    %s%s[IDX(z, y, x)] = %s;\n", g < 0 ? "if (!band__) " : "", name,
-                               value);
+            tess_strbuf_printf(b, "                    %s%s[pz__ + row%d__] = %s;\n", g < 0 ? "if (!band__) " : "", name,
+                               j, value);
         else
             emit_push(b, p, s->field[g].name, level, j, phase, value, "                    ");
     }
@@ -185,10 +189,12 @@ static void emit_row(tess_strbuf *b, const tess_cuda_plan *p, int level, int j, 
 
 /* Level L (1..TB): publish level L-1's planes that neighbours read, then
  * compute plane i - L*HI_Z of each row. */
-static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int phase) {
+static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int phase, bool edge) {
     const tess_spec *s = p->s;
     tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * HI_Z */\n", level, level);
-    tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n            const bool band_z__ = BAND_Z(z);\n", level);
+    if (level == p->time_block || band_by_branch(s))
+        tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n", level);
+    tess_strbuf_printf(b, "            const bool band_z__ = BAND_Z(i - %d * HI_Z);\n", level);
     for (int f = 0; f < s->nfields; f++) {
         int planes[2 * TESS_CUDA_MAX_DZ + 1];
         int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
@@ -199,8 +205,13 @@ static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int p
                                    queue_reg(p, phase, planes[k]));
     }
     tess_strbuf_puts(b, "            __syncthreads();\n");
-    if (level == p->time_block) tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n");
-    for (int j = 0; j < p->py; j++) emit_row(b, p, level, j, phase);
+    if (level == p->time_block)
+        tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n"
+                            "            const idx_t pz__ = (idx_t)z * NY * NX;\n");
+    for (int j = 0; j < p->py; j++) {
+        tb_ctx c = {p, level, j, phase, edge};
+        emit_row(b, &c);
+    }
     tess_strbuf_puts(b, "        }\n");
 }
 
@@ -216,6 +227,32 @@ static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
         }
         tess_strbuf_puts(b, n ? ")\n" : "0)\n");
     }
+}
+
+/* The walk up the chunk: level 0 loads a plane, levels 1..TB update. */
+static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, bool edge) {
+    const tess_spec *s = p->s;
+    int nq = queue_len(s), phases = rotating(p) ? nq : 1;
+    if (rotating(p))
+        tess_strbuf_printf(b, "    /* %d planes per pass, one per register of a queue: the last pass may run\n"
+                              "     * past Z1, writing nothing. */\n", nq);
+    tess_strbuf_printf(b, "    for (int i0 = Z0 - TB * LO_Z; i0 < Z1 + TB * HI_Z; i0 += %d) {\n", phases);
+    for (int phase = 0; phase < phases; phase++) {
+        tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n"
+                              "        /* level 0: plane i of the input */\n"
+                              "        const idx_t pz__ = (idx_t)SAFE_Z(i) * NY * NX;\n", phase, phase);
+        for (int f = 0; f < s->nfields; f++) {
+            if (!is_state(s, f)) continue;
+            for (int j = 0; j < p->py; j++) {
+                char value[128];
+                snprintf(value, sizeof value, "__ldg(&%s[pz__ + row%d__])", s->field[f].name, j);
+                emit_push(b, p, s->field[f].name, 0, j, phase, value, "        ");
+            }
+        }
+        for (int k = 1; k <= p->time_block; k++) emit_level(b, p, k, phase, edge);
+        tess_strbuf_puts(b, "    }\n");
+    }
+    tess_strbuf_puts(b, "    }\n");
 }
 
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
@@ -256,27 +293,18 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                 tess_strbuf_puts(b, ";\n");
             }
     }
+    /* Per row: where it lies in a plane (clamped), on a band, written. */
     for (int j = 0; j < p->py; j++)
-        tess_strbuf_printf(b, "    const bool band_yx%d__ = BAND_YX(Y0 + %d, x);\n", j, j);
-    int phases = rotating(p) ? nq : 1;
-    tess_strbuf_puts(b, "    __syncthreads();\n");
-    if (rotating(p))
-        tess_strbuf_printf(b, "    /* %d planes per pass, one per register of a queue: the last pass may run\n"
-                              "     * past Z1, writing nothing. */\n", nq);
-    tess_strbuf_printf(b, "    for (int i0 = Z0 - TB * LO_Z; i0 < Z1 + TB * HI_Z; i0 += %d) {\n", phases);
-    for (int phase = 0; phase < phases; phase++) {
-        tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n"
-                              "        /* level 0: plane i of the input */\n", phase, phase);
-        for (int f = 0; f < s->nfields; f++) {
-            if (!is_state(s, f)) continue;
-            for (int j = 0; j < p->py; j++) {
-                char value[128];
-                snprintf(value, sizeof value, "__ldg(&%s[IDX(SAFE_Z(i), SAFE_Y(Y0 + %d), sx__)])", s->field[f].name, j);
-                emit_push(b, p, s->field[f].name, 0, j, phase, value, "        ");
-            }
-        }
-        for (int k = 1; k <= tb; k++) emit_level(b, p, k, phase);
-        tess_strbuf_puts(b, "    }\n");
+        tess_strbuf_printf(b, "    const idx_t row%d__ = (idx_t)SAFE_Y(Y0 + %d) * NX + sx__;\n"
+                              "    const bool band_yx%d__ = BAND_YX(Y0 + %d, x);\n"
+                              "    const bool write%d__ = out_x__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + OUT_H && "
+                              "Y0 + %d < NY;\n", j, j, j, j, j, j, j, j);
+    tess_strbuf_puts(b, "    /* Tiles off the bands along y and x skip those tests. */\n"
+                        "    const bool edge__ = BAND_YX(Y0 - R__, x - C__) || BAND_YX(Y0 - R__ + TY - 1, x - C__ + BX - 1);\n"
+                        "    __syncthreads();\n");
+    for (int edge = 1; edge >= 0; edge--) {
+        tess_strbuf_puts(b, edge ? "    if (edge__) {\n" : "    } else {\n");
+        emit_plane_loop(b, p, edge);
     }
     tess_strbuf_puts(b, "    }\n}\n\n");
 }
