@@ -7,7 +7,8 @@
  * keeping each field's column in a register queue) and chunk (the z range
  * one block walks); staging ("ldg": neighbours through the read-only cache,
  * "shared": each plane staged in shared memory with its halo; streaming
- * only in 3D); unroll (of the z loop); min_blocks (__launch_bounds__);
+ * only in 3D); unroll (of the z loop; with time_block > 1, 2 rotates the
+ * register queues instead of shifting them); min_blocks (__launch_bounds__);
  * time_block (3D, steps > 1: steps fused in one launch, see gen_cuda_tb.c).
  * Kernel ABI: __global__ void ENTRY(T0 *b0, T1 *b1, ...), one launch per
  * time_block steps (at most TESS_MAX_LAUNCHES launches). */
