@@ -9,7 +9,6 @@
  * search spends the first batch on the configs nearest to the best one
  * measured (in tuning the template's default, measured first): a default
  * is a good guess whose neighbours are better guesses than random ones.
- * With nothing measured at all, the first batch is space-filling.
  * Genetic and annealing search, slower to learn on every recorded space,
  * are left to their own strategies. */
 #include <math.h>
@@ -33,8 +32,7 @@
  * shares from the start. */
 #define GP_FIRST 24
 /* Until this many observations (the Gaussian process's start) slots go to
- * the local search around the best so far, when there is one, or to a
- * space-filling design when nothing is measured yet. */
+ * the local search around the best so far, when there is one. */
 #define LOCAL_UNTIL 8
 
 typedef struct arm {
@@ -54,7 +52,6 @@ typedef struct pending {
 typedef struct agent {
     tess_pool *pool;
     void *local;              /* tess_technique_local's state */
-    void *design;             /* tess_technique_design's state */
     arm arms[NTECH];
     pending *wait;
     int nwait;
@@ -68,7 +65,6 @@ static void agent_destroy(void *state) {
     for (int k = 0; k < NTECH; k++)
         if (g->arms[k].state) g->arms[k].ops->destroy(g->arms[k].state);
     if (g->local) tess_technique_local.destroy(g->local);
-    if (g->design) tess_technique_design.destroy(g->design);
     free(g->wait);
     tess_pool_destroy(g->pool);
     free(g);
@@ -84,7 +80,6 @@ static tess_status agent_create(const tess_space *s, const tess_strategy_options
     g->wait = malloc(MAX_PENDING * sizeof *g->wait);
     if (!st && !g->wait) st = tess_error(TESS_ERR_NOMEM, "agent: no memory");
     if (!st) st = tess_technique_local.create(g->pool, &g->local);
-    if (!st) st = tess_technique_design.create(g->pool, &g->design);
     for (int k = 0; k < NTECH && !st; k++) {
         g->arms[k].ops = techniques[k];
         g->arms[k].prior_wins = PRIOR_WINS;
@@ -144,8 +139,7 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     while (k < max && tess_pool_next_warm(g->pool, &out[k])) k++;
     if (k < max && g->pool->n < LOCAL_UNTIL) {
         int got = 0;
-        const tess_technique_ops *t = g->pool->n ? &tess_technique_local : &tess_technique_design;
-        tess_status st = t->propose(g->pool->n ? g->local : g->design, g->pool, out + k, max - k, &got);
+        tess_status st = tess_technique_local.propose(g->local, g->pool, out + k, max - k, &got);
         if (st) return st;
         k += got;
     }

@@ -27,7 +27,6 @@ extern const tess_technique_ops tess_technique_genetic;
 extern const tess_technique_ops tess_technique_bayes;
 extern const tess_technique_ops tess_technique_model;
 extern const tess_technique_ops tess_technique_local;
-extern const tess_technique_ops tess_technique_design;
 
 /* Strategy functions that run one technique on its own pool: warm-start
  * configs first, then the technique's proposals, topped up with random
