@@ -589,9 +589,12 @@ static void describe_values(const param *q, char *buf, size_t len) {
     }
 }
 
-/* Reads the items "name=value,..." of text into c, marking each parameter
- * in seen (given at most once). */
+/* Reads the items "name=value,..." of text into c (zeroed first), marking
+ * each parameter given in seen (TESS_MAX_PARAMS entries; at most once each). */
 static tess_status parse_items(const tess_space *s, const char *text, tess_config *c, bool *seen) {
+    if (!text) return tess_error(TESS_ERR_ARG, "config parse: NULL text");
+    memset(c, 0, sizeof *c);
+    memset(seen, 0, TESS_MAX_PARAMS * sizeof *seen);
     const char *item = text;
     while (*item) {
         const char *end = strchr(item, ',');
@@ -623,10 +626,8 @@ static tess_status parse_items(const tess_space *s, const char *text, tess_confi
 }
 
 tess_status tess_config_parse(const tess_space *s, const char *text, tess_config *out) {
-    if (!text) return tess_error(TESS_ERR_ARG, "config parse: NULL text");
     tess_config c;
-    memset(&c, 0, sizeof c);
-    bool seen[TESS_MAX_PARAMS] = {false};
+    bool seen[TESS_MAX_PARAMS];
     tess_status st = parse_items(s, text, &c, seen);
     if (st) return st;
     for (int p = 0; p < s->np; p++)
@@ -638,10 +639,9 @@ tess_status tess_config_parse(const tess_space *s, const char *text, tess_config
 }
 
 tess_status tess_space_pin(tess_space *s, const char *text) {
-    if (!s || !text) return tess_error(TESS_ERR_ARG, "space pin: NULL space or text");
+    if (!s) return tess_error(TESS_ERR_ARG, "space pin: NULL space");
     tess_config c;
-    memset(&c, 0, sizeof c);
-    bool seen[TESS_MAX_PARAMS] = {false};
+    bool seen[TESS_MAX_PARAMS];
     tess_status st = parse_items(s, text, &c, seen);
     if (st) return st;
     for (int p = 0; p < s->np; p++)
