@@ -104,12 +104,6 @@ typedef struct ref_ctx {
     bool tile;   /* inside a time tile, see gen_cpu_tile.c */
 } ref_ctx;
 
-int tess_cpu_advancer(const tess_spec *s, int f) {
-    for (int g = 0; g < s->nfields; g++)
-        if (s->field[g].role == TESS_FIELD_OUT && s->field[g].advances == f) return g;
-    return -1;
-}
-
 void tess_cpu_emit_ping_pong(tess_strbuf *b, const tess_spec *s, tess_dtype real, const char *i, const char *n) {
     for (int f = 0; f < s->nfields; f++) {
         if (s->field[f].role != TESS_FIELD_OUT) continue;
@@ -144,7 +138,7 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const tess_spec *s = r->s;
     if (tess_gen_print_named_ref(b, s, e)) return;
     const tess_spec_field *f = &s->field[e->index];
-    if (r->tile && tess_cpu_advancer(s, e->index) >= 0) {
+    if (r->tile && tess_gen_advancer(s, e->index) >= 0) {
         /* A state field in a tile: plane z + dz of the previous level's ring. */
         tess_strbuf_printf(b, "%s[PL(%d)][SIDX(", f->name, e->off[0]);
         tess_gen_coord(b, "y", e->off[1]);
@@ -190,7 +184,7 @@ static void emit_signature(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns
             const char *ty = tess_gen_ctype(s, f, p->t->dtype), *sep = f ? ", " : "";
             if (s->field[f].role == TESS_FIELD_OUT)
                 tess_strbuf_printf(b, "%s%s *restrict %s", sep, ty, s->field[f].name);
-            else if (tess_cpu_advancer(s, f) >= 0)
+            else if (tess_gen_advancer(s, f) >= 0)
                 tess_strbuf_printf(b, "%sconst %s *const *%s", sep, ty, s->field[f].name);
             else
                 tess_strbuf_printf(b, "%sconst %s *restrict %s", sep, ty, s->field[f].name);
@@ -346,7 +340,7 @@ static void emit_sweep(tess_strbuf *b, const cpu_plan *p) {
     tess_strbuf_printf(b, ", %s);\n}\n\n", s->rank == 3 ? "z, y" : "y");
 }
 
-static void emit_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
+void tess_cpu_emit_entry_start(tess_strbuf *b, const cpu_plan *p, const char *entry) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
     tess_strbuf_printf(b, "void %s(void *const *buffers)\n{\n", entry);
@@ -354,24 +348,30 @@ static void emit_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
         const char *ty = tess_gen_ctype(s, f, real), *cq = s->field[f].role == TESS_FIELD_OUT ? "" : "const ";
         tess_strbuf_printf(b, "    %s%s *%s = (%s%s *)buffers[%d];\n", cq, ty, s->field[f].name, cq, ty, f);
     }
+    int scratch = s->nfields;
+    for (int f = 0; s->steps > 1 && f < s->nfields; f++)
+        if (s->field[f].role == TESS_FIELD_OUT)
+            tess_strbuf_printf(b, "    %s *%s__tmp = (%s *)buffers[%d];\n", tess_gen_ctype(s, f, real),
+                               s->field[f].name, tess_gen_ctype(s, f, real), scratch++);
+}
+
+static void emit_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
+    const tess_spec *s = p->s;
+    tess_dtype real = p->t->dtype;
+    tess_cpu_emit_entry_start(b, p, entry);
     if (s->steps == 1) {
         tess_strbuf_puts(b, "    tess_sweep(");
         tess_cpu_emit_args(b, s);
         tess_strbuf_puts(b, ");\n}\n");
         return;
     }
-    int scratch = s->nfields;
-    for (int f = 0; f < s->nfields; f++)
-        if (s->field[f].role == TESS_FIELD_OUT)
-            tess_strbuf_printf(b, "    %s *%s__tmp = (%s *)buffers[%d];\n", tess_gen_ctype(s, f, real),
-                             s->field[f].name, tess_gen_ctype(s, f, real), scratch++);
     tess_strbuf_puts(b, "    /* Steps alternate between each output and its scratch buffer, so that the\n"
                       "     * last step writes the output; each step reads what the previous wrote. */\n"
                       "    for (int step = 0; step < STEPS; step++) {\n");
     tess_cpu_emit_ping_pong(b, s, real, "step", "STEPS");
     tess_strbuf_puts(b, "        tess_sweep(");
     for (int f = 0; f < s->nfields; f++) {
-        const char *suffix = s->field[f].role == TESS_FIELD_OUT ? "__dst" : tess_cpu_advancer(s, f) >= 0 ? "__src" : "";
+        const char *suffix = s->field[f].role == TESS_FIELD_OUT ? "__dst" : tess_gen_advancer(s, f) >= 0 ? "__src" : "";
         tess_strbuf_printf(b, "%s%s%s", f ? ", " : "", s->field[f].name, suffix);
     }
     tess_strbuf_puts(b, ");\n    }\n}\n");

@@ -40,13 +40,15 @@ void tess_cpu_emit_x_runs(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns,
 /* Appends "y < LO_Y || y >= NY - HI_Y" for the outer axes (all but x) that
  * are periodic (or fixed) and have a band; returns how many. */
 int tess_cpu_band_test(tess_strbuf *b, const tess_spec *s, bool periodic);
-/* The output that advances input f, or -1. */
-int tess_cpu_advancer(const tess_spec *s, int f);
 /* For pass `i` of `n` (C expressions), each output's destination (f__dst)
  * and its state's source (s__src): passes alternate between the output and
  * its scratch buffer (f__tmp), so that the last pass writes the output and
  * each pass reads what the previous one wrote. */
 void tess_cpu_emit_ping_pong(tess_strbuf *b, const tess_spec *s, tess_dtype real, const char *i, const char *n);
+
+/* "void ENTRY(void *const *buffers) {" and the buffers as typed pointers:
+ * the fields, then (several steps) each output's scratch buffer f__tmp. */
+void tess_cpu_emit_entry_start(tess_strbuf *b, const cpu_plan *p, const char *entry);
 
 /* Time tiling (gen_cpu_tile.c), 3D stencils of several steps: the macros,
  * the tile's point, row and tile functions and the parallel pass, then the

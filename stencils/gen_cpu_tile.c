@@ -25,7 +25,7 @@
 #include "gen_cpu_internal.h"
 #include "gen_util.h"
 
-static bool is_state(const tess_spec *s, int f) { return tess_cpu_advancer(s, f) >= 0; }
+static bool is_state(const tess_spec *s, int f) { return tess_gen_advancer(s, f) >= 0; }
 
 static void emit_macros(tess_strbuf *b) {
     tess_strbuf_puts(b,
@@ -166,16 +166,7 @@ void tess_cpu_emit_tiles(tess_strbuf *b, const cpu_plan *p) {
 void tess_cpu_emit_tiled_entry(tess_strbuf *b, const cpu_plan *p, const char *entry) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
-    tess_strbuf_printf(b, "void %s(void *const *buffers)\n{\n", entry);
-    for (int f = 0; f < s->nfields; f++) {
-        const char *ty = tess_gen_ctype(s, f, real), *cq = s->field[f].role == TESS_FIELD_OUT ? "" : "const ";
-        tess_strbuf_printf(b, "    %s%s *%s = (%s%s *)buffers[%d];\n", cq, ty, s->field[f].name, cq, ty, f);
-    }
-    int scratch = s->nfields;
-    for (int f = 0; f < s->nfields; f++)
-        if (s->field[f].role == TESS_FIELD_OUT)
-            tess_strbuf_printf(b, "    %s *%s__tmp = (%s *)buffers[%d];\n", tess_gen_ctype(s, f, real),
-                               s->field[f].name, tess_gen_ctype(s, f, real), scratch++);
+    tess_cpu_emit_entry_start(b, p, entry);
     tess_strbuf_puts(b, "    /* The time tiles' scratch, for every thread; without it, one step per pass. */\n");
     for (int f = 0; f < s->nfields; f++)
         if (is_state(s, f))

@@ -279,9 +279,7 @@ static void emit_entries(tess_strbuf *b, const tess_cuda_plan *p, tess_kernel_so
         tess_cuda_emit_params(b, p, true);
         tess_strbuf_puts(b, ")\n{\n    tess_sweep(");
         for (int f = 0; f < s->nfields; f++) {
-            int adv_by = -1;
-            for (int g = 0; g < s->nfields; g++)
-                if (s->field[g].advances == f) adv_by = g;
+            int adv_by = tess_gen_advancer(s, f);
             const char *name = s->field[f].name;
             bool to_out = (n - 1 - k) % 2 == 0, prev_out = (n - k) % 2 == 0;
             if (f) tess_strbuf_puts(b, ", ");

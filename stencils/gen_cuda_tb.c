@@ -25,11 +25,7 @@
 #include "gen_util.h"
 #include "spec_print.h"
 
-static bool is_state(const tess_spec *s, int f) {
-    for (int g = 0; g < s->nfields; g++)
-        if (s->field[g].advances == f) return true;
-    return false;
-}
+static bool is_state(const tess_spec *s, int f) { return tess_gen_advancer(s, f) >= 0; }
 
 static void mark_planes(const tess_expr *e, int f, bool *read) {
     for (int i = 0; i < e->nargs; i++) mark_planes(e->arg[i], f, read);

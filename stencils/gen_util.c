@@ -19,6 +19,12 @@ int tess_gen_inst_output(const tess_spec *s, int i) {
     return -1;
 }
 
+int tess_gen_advancer(const tess_spec *s, int f) {
+    for (int g = 0; g < s->nfields; g++)
+        if (s->field[g].role == TESS_FIELD_OUT && s->field[g].advances == f) return g;
+    return -1;
+}
+
 void tess_gen_inst_name(const tess_spec *s, int i, char *buf, size_t len) {
     const tess_spec_inst *in = &s->inst[i];
     int n = snprintf(buf, len, "%s", s->stmt[in->stmt].target);

@@ -15,6 +15,8 @@
 void tess_gen_number(tess_strbuf *b, double v, tess_dtype real);
 /* The output field instance i computes, or -1 for an intermediate. */
 int tess_gen_inst_output(const tess_spec *s, int i);
+/* The output that advances field f (f is its previous time level), or -1. */
+int tess_gen_advancer(const tess_spec *s, int f);
 /* The local variable of instance i: "lap", "lap__xp1", "flx__zm1_yp2". */
 void tess_gen_inst_name(const tess_spec *s, int i, char *buf, size_t len);
 /* Prints a reference that is written the same in every generator (a
