@@ -66,8 +66,7 @@ typedef struct replay {
     point *points;
     size_t n;
     double best_ms;
-    bool has_default;
-    tess_config default_config;
+    bool has_default;        /* the space's default is the recorded template default */
 } replay;
 
 static void recording_free(recording *r) {
@@ -447,21 +446,19 @@ static tess_status build(recording *r, tess_space **space_out, replay *rp) {
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s: no memory", r->path);
     tess_status st = TESS_OK;
     /* the template's default, when the recording marks it, is the space's default */
+    int dflt[TESS_MAX_PARAMS] = {0};
     rp->has_default = r->default_entry >= 0;
-    memset(&rp->default_config, 0, sizeof rp->default_config);
     for (int p = 0; p < r->np && rp->has_default; p++) {
         json_t *v = json_object_get(r->e[r->default_entry].config, r->p[p].key);
-        int k = v ? value_index(&r->p[p], v, false) : -1;
-        rp->has_default = k >= 0;
-        rp->default_config.v[p] = (uint16_t)(k >= 0 ? k : 0);
+        dflt[p] = v ? value_index(&r->p[p], v, false) : -1;
+        rp->has_default = dflt[p] >= 0;
     }
-    if (!rp->has_default) memset(&rp->default_config, 0, sizeof rp->default_config);
+    if (!rp->has_default) memset(dflt, 0, sizeof dflt);
     for (int p = 0; p < r->np && !st; p++) {
         rparam *q = &r->p[p];
-        int dflt = rp->default_config.v[p];
         if (q->n == 0) st = tess_error(TESS_ERR_FORMAT, "%s: parameter '%s' has no values", r->path, q->name);
-        else if (q->labels) st = tess_space_add_labels(s, q->name, q->n, (const char *const *)q->lab, dflt);
-        else st = tess_space_add(s, q->name, q->n, q->num, dflt);
+        else if (q->labels) st = tess_space_add_labels(s, q->name, q->n, (const char *const *)q->lab, dflt[p]);
+        else st = tess_space_add(s, q->name, q->n, q->num, dflt[p]);
     }
     point *pts = st ? NULL : malloc((r->n ? r->n : 1) * sizeof *pts);
     if (!st && !pts) st = tess_error(TESS_ERR_NOMEM, "%s: no memory", r->path);
@@ -630,6 +627,6 @@ double tess_replay_best_time(const tess_evaluator *ev) { return ((const replay *
 
 bool tess_replay_default(const tess_evaluator *ev, tess_config *c) {
     const replay *rp = ev->impl;
-    if (rp->has_default && c) *c = rp->default_config;
+    if (rp->has_default && c) tess_space_default(ev->space, c);
     return rp->has_default;
 }
