@@ -62,12 +62,12 @@ static bool fits_shared(const tess_stencil_cuda_limits *lim, double bx, double b
 }
 
 /* Temporal blocking: the block's tile keeps inner points after TB halos,
- * its shared tiles (one per fused step but the last, with a halo) fit, and
- * so do the register queues (one per fused step but the last and row). */
+ * its shared tiles (with a halo; the fused steps take turns in them) fit,
+ * and so do the register queues (one per fused step but the last and row). */
 static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double bx, double ty, double py) {
     if (bx <= tb * lim->halo_x || ty <= tb * lim->halo_y) return false;
     double tile = (ty + lim->halo_y) * (bx + lim->halo_x);
-    return tile * tb * lim->tb_tile_bytes <= TESS_STENCIL_CUDA_SMEM_MAX &&
+    return tile * tess_cuda_tb_buffers(tb) * lim->tb_tile_bytes <= TESS_STENCIL_CUDA_SMEM_MAX &&
            tb * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
 }
 
@@ -127,7 +127,14 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     static const double bx[] = {32, 64, 128, 256}, by[] = {1, 2, 4, 8, 16}, bz[] = {1, 2, 4, 8};
-    static const double ppt[] = {1, 2, 4}, unroll[] = {1, 2, 4}, minb[] = {1, 2, 4};
+    static const double ppt[] = {1, 2, 4}, minb[] = {1, 2, 4};
+    /* Planes per turn of the streaming loop; a whole turn of the register
+     * queue (its planes and the one loaded ahead) renames the queue's
+     * registers instead of moving them: offered when longer than 4. */
+    double unroll[4] = {1, 2, 4, 0};
+    int nunroll = 3, ring = s->rank == 3 ? (int)zreach + 2 : 0;
+    if (ring > 4) unroll[nunroll++] = ring;
+    int unroll_default = ring > 4 && !blocked ? nunroll - 1 : 0;
     st = tess_space_add(sp, "block_x", 4, bx, 0);
     if (!st) st = tess_space_add(sp, "block_y", 5, by, 3);
     if (!st && s->rank == 3) st = tess_space_add(sp, "block_z", 4, bz, 0);
@@ -139,7 +146,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
         if (!st) st = tess_space_add_pow2(sp, "chunk", 4, zmax, chunk);
     }
     if (!st) st = tess_space_add_labels(sp, "staging", 2, staging_labels, blocked || wide);
-    if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", 3, unroll, 0);
+    if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", nunroll, unroll, unroll_default);
     if (!st) st = tess_space_add(sp, "min_blocks", 3, minb, 0);
     if (!st && s->rank == 3 && s->steps > 1)
         st = tess_space_add(sp, "time_block", 4, (const double[]){1, 2, 4, 8}, tb_default == 8 ? 3 : tb_default / 2);

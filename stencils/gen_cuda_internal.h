@@ -46,6 +46,8 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p);
  * its column, that is, through temporal blocking's shared tiles; returns
  * their number. */
 int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ + 1]);
+/* How many shared tiles per plane offset temporal blocking's levels take turns in. */
+int tess_cuda_tb_buffers(int time_block);
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p);
 
 #endif

@@ -42,15 +42,30 @@ int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ +
     return n;
 }
 
+/* Which fixed boundary bands a copy of the plane loop tests for. */
+typedef enum {
+    BANDS_ALL,    /* the block's tile reaches a band along y or x */
+    BANDS_Z,      /* it does not; its planes may lie on a band along z */
+    BANDS_NONE    /* neither: passes whose planes all lie off the bands along z */
+} tb_bands;
+
 /* Where the expressions of one level and row of a thread are printed, in
  * which phase of the queues' rotation. */
 typedef struct tb_ctx {
     const tess_cuda_plan *p;
     int level, row, phase;
-    bool edge;   /* the block's tile reaches a fixed boundary band along y or x */
+    tb_bands bands;
 } tb_ctx;
 
 static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
+
+int tess_cuda_tb_buffers(int time_block) { return time_block % 2 ? time_block : 2; }
+
+/* The shared tile that level L's values are published in: two buffers
+ * alternate, since a level's barrier also ends the reads of the buffer two
+ * levels back (with an odd count of levels the alternation would break at
+ * the loop's turn, so each level has its own). */
+static int tile_of(const tess_cuda_plan *p, int level) { return level % tess_cuda_tb_buffers(p->time_block); }
 
 /* With unroll > 1 the queues rotate instead of shifting: the loop over
  * planes is unrolled queue_len times, and in phase `phase` (once that
@@ -95,7 +110,7 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
         if (e->off[2] == 0 && row >= 0 && row < c->p->py)
             tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row, queue_reg(c->p, c->phase, e->off[0]));
         else
-            tess_strbuf_printf(b, "%s__s%d[%d][R__ + %d][C__ + %d]", name, c->level - 1,
+            tess_strbuf_printf(b, "%s__s%d[%d][R__ + %d][C__ + %d]", name, tile_of(c->p, c->level - 1),
                                plane_slot(s, f, e->off[0]), row + s->lo[1], e->off[2] + s->lo[2]);
         return;
     }
@@ -133,16 +148,16 @@ static bool band_by_branch(const tess_spec *s) {
 
 /* Level L of row j: plane z of the thread's point in that row. Points on a
  * band keep their value; without reads of other fields every point computes
- * and selects, which needs no branch. */
+ * and selects, which needs no branch (and off the bands, neither). */
 static void emit_row(tess_strbuf *b, const tb_ctx *c) {
     const tess_cuda_plan *p = c->p;
     const tess_spec *s = p->s;
     int level = c->level, j = c->row, phase = c->phase;
-    bool last = level == p->time_block, branch = band_by_branch(s);
+    bool last = level == p->time_block, bands = c->bands != BANDS_NONE, branch = bands && band_by_branch(s);
     tess_strbuf_printf(b, "            {   /* row %d */\n", j);
-    if (branch) tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);
-    if (c->edge) tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
-    else tess_strbuf_puts(b, "                const bool band__ = band_z__;\n");
+    if (band_by_branch(s)) tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);   /* other fields' index */
+    if (c->bands == BANDS_ALL) tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
+    else if (bands) tess_strbuf_puts(b, "                const bool band__ = band_z__;\n");
     if (last)
         tess_strbuf_printf(b, "                if (in_z__ && write%d__) {\n", j);
     else
@@ -171,11 +186,11 @@ static void emit_row(tess_strbuf *b, const tb_ctx *c) {
         if (g < 0 && !last) continue;
         const char *name = s->field[f].name;
         char value[160];
-        if (g < 0) snprintf(value, sizeof value, "%s__v", name);
+        if (g < 0 || !bands) snprintf(value, sizeof value, "%s__v", name);
         else snprintf(value, sizeof value, "band__ ? %s__q%d_%d_%d : %s__v", s->field[g].name, level - 1, j,
                       queue_reg(p, phase, 0), name);
         if (last)
-            tess_strbuf_printf(b, "                    %s%s[pz__ + row%d__] = %s;\n", g < 0 ? "if (!band__) " : "", name,
+            tess_strbuf_printf(b, "                    %s%s[pz__ + row%d__] = %s;\n", g < 0 && bands ? "if (!band__) " : "", name,
                                j, value);
         else
             emit_push(b, p, s->field[g].name, level, j, phase, value, "                    ");
@@ -185,19 +200,19 @@ static void emit_row(tess_strbuf *b, const tb_ctx *c) {
 
 /* Level L (1..TB): publish level L-1's planes that neighbours read, then
  * compute plane i - L*HI_Z of each row. */
-static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int phase, bool edge) {
+static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int phase, tb_bands bands) {
     const tess_spec *s = p->s;
     tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * HI_Z */\n", level, level);
     if (level == p->time_block || band_by_branch(s))
         tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n", level);
-    tess_strbuf_printf(b, "            const bool band_z__ = BAND_Z(i - %d * HI_Z);\n", level);
+    if (bands != BANDS_NONE) tess_strbuf_printf(b, "            const bool band_z__ = BAND_Z(i - %d * HI_Z);\n", level);
     for (int f = 0; f < s->nfields; f++) {
         int planes[2 * TESS_CUDA_MAX_DZ + 1];
         int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
         for (int k = 0; k < n; k++)
             for (int j = 0; j < p->py; j++)
                 tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + LO_X] = %s__q%d_%d_%d;\n",
-                                   s->field[f].name, level - 1, k, j + s->lo[1], s->field[f].name, level - 1, j,
+                                   s->field[f].name, tile_of(p, level - 1), k, j + s->lo[1], s->field[f].name, level - 1, j,
                                    queue_reg(p, phase, planes[k]));
     }
     tess_strbuf_puts(b, "            __syncthreads();\n");
@@ -205,7 +220,7 @@ static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int p
         tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n"
                             "            const idx_t pz__ = (idx_t)z * NY * NX;\n");
     for (int j = 0; j < p->py; j++) {
-        tb_ctx c = {p, level, j, phase, edge};
+        tb_ctx c = {p, level, j, phase, bands};
         emit_row(b, &c);
     }
     tess_strbuf_puts(b, "        }\n");
@@ -225,18 +240,19 @@ static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
     }
 }
 
-/* The walk up the chunk: level 0 loads a plane, levels 1..TB update. */
-static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, bool edge) {
+static int passes(const tess_cuda_plan *p) { return rotating(p) ? queue_len(p->s) : 1; }
+
+/* Passes of the walk up the chunk while `cond` holds: level 0 loads a plane,
+ * levels 1..TB update. */
+static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char *cond, tb_bands bands) {
     const tess_spec *s = p->s;
-    int nq = queue_len(s), phases = rotating(p) ? nq : 1;
-    if (rotating(p))
-        tess_strbuf_printf(b, "    /* %d planes per pass, one per register of a queue: the last pass may run\n"
-                              "     * past Z1, writing nothing. */\n", nq);
-    tess_strbuf_printf(b, "    for (int i0 = Z0 - TB * LO_Z; i0 < Z1 + TB * HI_Z; i0 += %d) {\n", phases);
+    int phases = passes(p);
+    tess_strbuf_printf(b, "    for (; %s; i0 += %d) {\n", cond, phases);
     for (int phase = 0; phase < phases; phase++) {
         tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n"
                               "        /* level 0: plane i of the input */\n"
-                              "        const idx_t pz__ = (idx_t)SAFE_Z(i) * NY * NX;\n", phase, phase);
+                              "        const idx_t pz__ = (idx_t)%s * NY * NX;\n", phase, phase,
+                           bands == BANDS_NONE ? "i" : "SAFE_Z(i)");   /* passes off the bands stay in the grid */
         for (int f = 0; f < s->nfields; f++) {
             if (!is_state(s, f)) continue;
             for (int j = 0; j < p->py; j++) {
@@ -245,7 +261,7 @@ static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, bool edge) 
                 emit_push(b, p, s->field[f].name, 0, j, phase, value, "        ");
             }
         }
-        for (int k = 1; k <= p->time_block; k++) emit_level(b, p, k, phase, edge);
+        for (int k = 1; k <= p->time_block; k++) emit_level(b, p, k, phase, bands);
         tess_strbuf_puts(b, "    }\n");
     }
     tess_strbuf_puts(b, "    }\n");
@@ -276,7 +292,7 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
         const char *type = tess_gen_ctype(s, f, p->t->dtype), *name = s->field[f].name;
         tess_strbuf_printf(b, "    /* %s: per level, the tiles of the planes read off the column, and the\n"
                               "     * queues of each row (planes z - LO_Z .. z + HI_Z of the next level's z). */\n", name);
-        for (int k = 0; k < tb && n; k++) {
+        for (int k = 0; k < tess_cuda_tb_buffers(tb) && n; k++) {
             tess_strbuf_printf(b, "    __shared__ %s %s__s%d[%d][SH][SW];\n", type, name, k, n);
             /* The halo no thread writes: zeros, so that edge points compute on numbers. */
             tess_strbuf_printf(b, "    for (int t__ = threadIdx.y * BX + C__; t__ < %d * SH * SW; t__ += BX * BY)\n"
@@ -295,12 +311,23 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                               "    const bool band_yx%d__ = BAND_YX(Y0 + %d, x);\n"
                               "    const bool write%d__ = out_x__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + OUT_H && "
                               "Y0 + %d < NY;\n", j, j, j, j, j, j, j, j);
-    tess_strbuf_puts(b, "    /* Tiles off the bands along y and x skip those tests. */\n"
+    tess_strbuf_puts(b, "    /* Tiles off the bands along y and x skip those tests, and so do their\n"
+                        "     * passes off the bands along z: after the lower band's planes have left\n"
+                        "     * the last level, before the upper band's reach the first. */\n"
                         "    const bool edge__ = BAND_YX(Y0 - R__, x - C__) || BAND_YX(Y0 - R__ + TY - 1, x - C__ + BX - 1);\n"
+                        "    const int end__ = Z1 + TB * HI_Z;\n"
+                        "    int i0 = Z0 - TB * LO_Z;\n"
                         "    __syncthreads();\n");
-    for (int edge = 1; edge >= 0; edge--) {
-        tess_strbuf_puts(b, edge ? "    if (edge__) {\n" : "    } else {\n");
-        emit_plane_loop(b, p, edge);
-    }
+    if (rotating(p))
+        tess_strbuf_printf(b, "    /* %d planes per pass, one per register of a queue: the last pass may run\n"
+                              "     * past Z1, writing nothing. */\n", passes(p));
+    tess_strbuf_puts(b, "    if (edge__) {\n");
+    emit_plane_loop(b, p, "i0 < end__", BANDS_ALL);
+    tess_strbuf_puts(b, "    } else {\n");
+    char clean[96];
+    snprintf(clean, sizeof clean, "i0 + %d <= min(NZ, end__)", passes(p));
+    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * HI_Z", BANDS_Z);
+    emit_plane_loop(b, p, clean, BANDS_NONE);
+    emit_plane_loop(b, p, "i0 < end__", BANDS_Z);
     tess_strbuf_puts(b, "    }\n}\n\n");
 }

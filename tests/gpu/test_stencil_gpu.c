@@ -40,7 +40,9 @@ static const char *const time_blocked[] = {
     "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
     "block_x=32,block_y=16,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
     "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=1,time_block=2",
+    "block_x=64,block_y=16,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=32,staging=shared,unroll=2,min_blocks=1,time_block=4",
 };
+#define NTIME_BLOCKED (int)(sizeof time_blocked / sizeof *time_blocked)
 static const char *const variants2[] = {
     "block_x=32,block_y=8,ppt_x=2,ppt_y=2,vec=1,staging=ldg,min_blocks=2",
     "block_x=64,block_y=4,ppt_x=1,ppt_y=2,vec=1,staging=shared,min_blocks=1",
@@ -76,7 +78,7 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
     const char *const *variants = ndim == 3 ? variants3 : variants2;
     int nvariants = ndim == 3 ? 6 : 3;
     bool blocked = tess_space_param_index(ev->space, "time_block") >= 0;
-    for (int i = 0; i < nvariants + 3 * blocked; i++) {
+    for (int i = 0; i < nvariants + NTIME_BLOCKED * blocked; i++) {
         char text[512];
         if (i < nvariants) snprintf(text, sizeof text, "%s%s", variants[i], blocked ? ",time_block=1" : "");
         else snprintf(text, sizeof text, "%s", time_blocked[i - nvariants]);
