@@ -83,11 +83,12 @@ typedef struct tess_backend_ops {
     void (*unload)(void *ctx, void *module);
     /* Runs every launch of the kernel once and waits for completion. */
     tess_status (*run)(void *ctx, void *module, void *const *dbufs, int nbufs);
-    /* Runs the kernel `reps` times and stores each run's time in ms. Run r
-     * uses buffer set r % nsets (rotation defeats warm caches). May fill
-     * metrics->power_w from readings taken while timing. */
+    /* Takes `reps` samples of `launches` runs of the kernel back to back and
+     * stores each sample's time per run in ms. Run k (counting over all the
+     * samples) uses buffer set k % nsets (rotation defeats warm caches). May
+     * fill metrics->power_w from readings taken while timing. */
     tess_status (*time)(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
-                        int nbufs, int reps, double *ms, tess_kernel_metrics *metrics);
+                        int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
     /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
     tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
     /* Optional: compares n elements of an output with a reference, both in

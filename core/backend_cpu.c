@@ -258,12 +258,12 @@ static double now_ms(void) {
 }
 
 static tess_status cpu_time(void *ctx, void *module, void *const *const *sets, int nsets, int nbufs,
-                            int reps, double *ms, tess_kernel_metrics *metrics) {
+                            int reps, int launches, double *ms, tess_kernel_metrics *metrics) {
     (void)metrics;
     for (int r = 0; r < reps; r++) {
         double t0 = now_ms();
-        cpu_run(ctx, module, sets[r % nsets], nbufs);
-        ms[r] = now_ms() - t0;
+        for (int l = 0; l < launches; l++) cpu_run(ctx, module, sets[(r * launches + l) % nsets], nbufs);
+        ms[r] = (now_ms() - t0) / launches;
     }
     return TESS_OK;
 }
@@ -325,8 +325,8 @@ static tess_status cpu_calibrate(void *ctx, double *gbps, double *gflops) {
         for (size_t i = 0; i < n; i++) a[i] = (double)i, b[i] = 0;   /* touch every page */
         void *bufs[3] = {a, b, &n};
         double t[15];
-        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 2, t, NULL);   /* warm-up */
-        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 15, t, NULL);
+        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 2, 1, t, NULL);   /* warm-up */
+        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 15, 1, t, NULL);
         qsort(t, 15, sizeof *t, cmp_double);
         *gbps = 2.0 * (double)n * sizeof(double) / (t[7] * 1e-3) / 1e9;
         cpu_unload(ctx, module);
@@ -339,7 +339,7 @@ static tess_status cpu_calibrate(void *ctx, double *gbps, double *gflops) {
         double out = 0;
         void *bufs[3] = {a, &out, &iters};
         double t[5];
-        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 5, t, NULL);
+        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 5, 1, t, NULL);
         qsort(t, 5, sizeof *t, cmp_double);
         double flops = 2.0 * 64.0 * (double)iters * omp_get_max_threads();
         *gflops = flops / (t[0] * 1e-3) / 1e9;

@@ -7,6 +7,11 @@
 
 /* Runs after which a candidate above the cutoff stops being timed. */
 #define CUT_REPS 3
+/* A sample of a kernel shorter than this (ms) holds several launches back to
+ * back, as a multi-step run makes them: a sample per launch would also time
+ * the gap its events leave, which is a sizeable part of a few microseconds. */
+#define SAMPLE_MS 0.1
+#define MAX_LAUNCHES_PER_SAMPLE 64
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -47,9 +52,11 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
     double warm;
     /* Power is read only in the rounds of a full timing: the warm-up and a
      * racing round are too short to read, and reading costs milliseconds. */
-    tess_status st = be->time(ctx, module, sets, nsets, nbufs, 1, &warm, NULL);
+    tess_status st = be->time(ctx, module, sets, nsets, nbufs, 1, 1, &warm, NULL);
+    int launches = warm > 0 && warm < SAMPLE_MS ? (int)ceil(SAMPLE_MS / warm) : 1;
+    if (launches > MAX_LAUNCHES_PER_SAMPLE) launches = MAX_LAUNCHES_PER_SAMPLE;
     /* Rounds of about a quarter of the time budget each. */
-    int per_round = warm > 0 ? (int)ceil(250.0 * o->min_time_s / warm) : min_reps;
+    int per_round = warm > 0 ? (int)ceil(250.0 * o->min_time_s / (warm * launches)) : min_reps;
     if (per_round < 1) per_round = 1;
     if (per_round > max_reps) per_round = max_reps;
     int first_round = o->cutoff_ms > 0 && CUT_REPS < per_round ? CUT_REPS : per_round;
@@ -60,9 +67,9 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
         int round = n == 0 ? first_round : per_round;
         int k = round < max_reps - n ? round : max_reps - n;
         bool racing_round = n == 0 && o->cutoff_ms > 0;
-        st = be->time(ctx, module, sets, nsets, nbufs, k, ms + n, racing_round ? NULL : metrics);
+        st = be->time(ctx, module, sets, nsets, nbufs, k, launches, ms + n, racing_round ? NULL : metrics);
         if (st) break;
-        for (int i = 0; i < k; i++) total_s += ms[n + i] * 1e-3;
+        for (int i = 0; i < k; i++) total_s += ms[n + i] * launches * 1e-3;
         n += k;
         memcpy(sorted, ms, (size_t)n * sizeof *ms);
         tess_timing t;
@@ -78,6 +85,7 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
     if (!st) {
         tess_timing_summarize(ms, n, out);
         out->cut = cut;
+        out->launches = launches;
     }
     free(ms);
     free(sorted);

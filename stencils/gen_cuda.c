@@ -48,7 +48,11 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
 
 /* ---- the space ------------------------------------------------------------------ */
 
-static bool legal_threads(double threads) { return threads >= 32 && threads <= 1024; }
+/* A block of 32..1024 threads, of which min_blocks fit an SM (2048 threads on
+ * sm_70 and later: min_blocks=8 asks blocks of 256 for 32 registers). */
+static bool legal_threads(double threads, double min_blocks) {
+    return threads >= 32 && threads <= 1024 && threads * min_blocks <= 2048;
+}
 
 static double round_up_d(double v, double m) { return ((int)v + (int)m - 1) / (int)m * m; }
 
@@ -73,7 +77,7 @@ static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double
 
 static bool legal3(const double *v, void *user) {
     const tess_stencil_cuda_limits *lim = user;
-    if (!legal_threads(v[P3_BX] * v[P3_BY] * v[P3_BZ])) return false;
+    if (!legal_threads(v[P3_BX] * v[P3_BY] * v[P3_BZ], v[P3_MINB])) return false;
     int tb = lim->steps > 1 ? (int)v[P3_TB] : 1;
     if (lim->steps % tb != 0 || lim->steps / tb > TESS_MAX_LAUNCHES) return false;
     if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
@@ -88,7 +92,7 @@ static bool legal3(const double *v, void *user) {
 
 static bool legal2(const double *v, void *user) {
     const tess_stencil_cuda_limits *lim = user;
-    if (!legal_threads(v[P2_BX] * v[P2_BY])) return false;
+    if (!legal_threads(v[P2_BX] * v[P2_BY], v[P2_MINB])) return false;
     return v[P2_STAGING] == 0 ||
            (lim->staged_bytes > 0 && fits_shared(lim, v[P2_BX], v[P2_BY], v[P2_PX], v[P2_PY], v[P2_VEC], 1));
 }
@@ -127,7 +131,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     static const double bx[] = {32, 64, 128, 256}, by[] = {1, 2, 4, 8, 16}, bz[] = {1, 2, 4, 8};
-    static const double ppt[] = {1, 2, 4}, minb[] = {1, 2, 4};
+    static const double ppt[] = {1, 2, 4}, minb[] = {1, 2, 4, 8};
     /* Planes per turn of the streaming loop; a whole turn of the register
      * queue (its planes and the one loaded ahead) renames the queue's
      * registers instead of moving them: offered when longer than 4. */
@@ -147,19 +151,19 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     }
     if (!st) st = tess_space_add_labels(sp, "staging", 2, staging_labels, blocked || wide);
     if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", nunroll, unroll, unroll_default);
-    if (!st) st = tess_space_add(sp, "min_blocks", 3, minb, 0);
+    if (!st) st = tess_space_add(sp, "min_blocks", 4, minb, 0);
     if (!st && s->rank == 3 && s->steps > 1)
         st = tess_space_add(sp, "time_block", 4, (const double[]){1, 2, 4, 8}, tb_default == 8 ? 3 : tb_default / 2);
     if (!st)
         st = tess_space_add_constraint(sp, s->rank == 3 ? legal3 : legal2, (void *)lim,
-                                       s->rank == 3 ? "32 <= threads <= 1024; stream=0 keeps chunk=4, staging=ldg, "
+                                       s->rank == 3 ? "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, "
                                                       "unroll=1; stream=1 needs block_z=1, unroll <= chunk; "
                                                       "staged tiles (two buffers) fit 48 KiB; time_block divides "
                                                       "steps into at most 4 launches and needs stream=1, "
                                                       "staging=shared, unroll <= 2, vec=1, ppt_x=1, a block wider "
                                                       "and taller than time_block halos, its tiles fitting 48 KiB "
                                                       "and its register queues 128 values"
-                                                    : "32 <= threads <= 1024; staged tiles fit 48 KiB");
+                                                    : "32 <= threads <= 1024, threads x min_blocks <= 2048; staged tiles fit 48 KiB");
     tess_config dflt;
     tess_space_default(sp, &dflt);
     if (!st && !tess_space_valid(sp, &dflt))

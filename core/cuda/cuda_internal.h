@@ -112,7 +112,7 @@ tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_so
 void tess_cuda_unload(void *ctx, void *module);
 tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs);
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
-                           int nbufs, int reps, double *ms, tess_kernel_metrics *metrics);
+                           int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
 tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops);
 tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                               double tol, double scale, int64_t counts[4]);

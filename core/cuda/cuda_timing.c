@@ -1,7 +1,8 @@
 /*
  * cuda_timing.c - timing with CUDA events: one event pair around each
- * repetition, all repetitions queued back to back on the stream, so the
- * times hold GPU execution only (no launch gaps from the host).
+ * sample of one or more launches, all samples queued back to back on the
+ * stream, so the times hold GPU execution only (no launch gaps from the
+ * host; with several launches per sample, not the events' either).
  *
  * Repetition r uses buffer set r % nsets, which defeats warm caches when
  * the working set fits in L2. While the GPU works, NVML power samples are
@@ -31,11 +32,12 @@ static tess_status wait_for(tess_cuda_context *c, CUevent last, bool sample_powe
 }
 
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
-                           int nbufs, int reps, double *ms, tess_kernel_metrics *metrics) {
+                           int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics) {
     tess_cuda_context *c = ctx;
     const tess_cuda_module *m = module;
-    if (reps < 1 || nsets < 1)
-        return tess_error(TESS_ERR_ARG, "cuda time: %d repetitions over %d buffer sets", reps, nsets);
+    if (reps < 1 || launches < 1 || nsets < 1)
+        return tess_error(TESS_ERR_ARG, "cuda time: %d samples of %d launches over %d buffer sets", reps, launches,
+                          nsets);
     tess_status st = tess_cuda_bind(c);
     if (!st) st = tess_cuda_events_reserve(c, 2 * reps);
     if (st) return st;
@@ -49,7 +51,7 @@ tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_set
     for (int r = 0; r < reps; r++) {
         CUresult cr = c->drv->cuEventRecord(c->events[2 * r], c->stream);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventRecord");
-        st = tess_cuda_launch_all(c, m, dbuf_sets[r % nsets], nbufs);
+        for (int l = 0; l < launches && !st; l++) st = tess_cuda_launch_all(c, m, dbuf_sets[(r * launches + l) % nsets], nbufs);
         if (st) return st;
         cr = c->drv->cuEventRecord(c->events[2 * r + 1], c->stream);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventRecord");
@@ -61,7 +63,7 @@ tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_set
         float t = 0;
         CUresult cr = c->drv->cuEventElapsedTime(&t, c->events[2 * r], c->events[2 * r + 1]);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventElapsedTime");
-        ms[r] = t;
+        ms[r] = (double)t / launches;
     }
     if (power) {
         double w = tess_cuda_power_end(c->power);

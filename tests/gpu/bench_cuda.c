@@ -108,7 +108,7 @@ static void measure(bench *b, candidate *c) {
     double ms[REPS];
     void *const *sets[1] = {b->dbufs};
     c->status = b->be->run(b->ctx, module, b->dbufs, b->nbufs);   /* warm-up */
-    if (!c->status) c->status = b->be->time(b->ctx, module, sets, 1, b->nbufs, REPS, ms, &c->m);
+    if (!c->status) c->status = b->be->time(b->ctx, module, sets, 1, b->nbufs, REPS, 1, ms, &c->m);
     if (!c->status) {
         qsort(ms, REPS, sizeof *ms, cmp_double);
         c->ms = ms[REPS / 2];

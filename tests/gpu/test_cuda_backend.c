@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "core/timing.h"
 #include "gpu/cuda_harness.h"
 #include "reductions/sum.h"
 #include "stencils/heat3d.h"
@@ -203,10 +204,19 @@ static void check_timing(const tess_backend_ops *be, const tess_device *dev, voi
     if (module) {
         double ms[20];
         m.power_w = -1;
-        CHECK_OK(be->time(ctx, module, sets, 2, 2, 20, ms, &m));
+        CHECK_OK(be->time(ctx, module, sets, 2, 2, 20, 1, ms, &m));
         for (int r = 0; r < 20; r++) CHECK_MSG(ms[r] > 0 && ms[r] < 100, "rep %d: %g ms", r, ms[r]);
-        printf("heat3d 128^3 f32 default: %.4f ms, %d registers, occupancy %.2f, power %.0f W\n", ms[10],
-               m.registers, m.occupancy, m.power_w);
+        /* Samples of 8 back-to-back launches: per launch, no slower than one
+         * launch between its own events (they leave a gap), nor much faster. */
+        double batched[20];
+        CHECK_OK(be->time(ctx, module, sets, 2, 2, 20, 8, batched, NULL));
+        tess_timing single_t, batched_t;
+        tess_timing_summarize(ms, 20, &single_t);
+        tess_timing_summarize(batched, 20, &batched_t);
+        CHECK_MSG(batched_t.median_ms > 0.5 * single_t.median_ms && batched_t.median_ms < 1.1 * single_t.median_ms,
+                  "per launch: %g ms in samples of 8, %g ms alone", batched_t.median_ms, single_t.median_ms);
+        printf("heat3d 128^3 f32 default: %.4f ms (%.4f ms per launch in samples of 8), %d registers, occupancy %.2f, "
+               "power %.0f W\n", single_t.median_ms, batched_t.median_ms, m.registers, m.occupancy, m.power_w);
         CHECK(m.power_w == -1 || (m.power_w > 10 && m.power_w < 2000));
         be->unload(ctx, module);
     }

@@ -60,7 +60,7 @@ static int run_case(const tess_backend_ops *be, const tess_device *dev, fault_ca
         if (k == CASE_TIME) {
             void *const *sets[1] = {bufs};
             double ms[4];
-            st = be->time(ctx, module, sets, 1, 1, 4, ms, NULL);
+            st = be->time(ctx, module, sets, 1, 1, 4, 1, ms, NULL);
         } else {
             st = be->run(ctx, module, bufs, 1);
         }
