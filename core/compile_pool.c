@@ -1,5 +1,6 @@
 /* compile_pool.c - forked compile workers fed through pipes. */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@ typedef struct worker {
     int to_worker, from_worker;   /* pipe ends held by the parent */
     int tags[TESS_COMPILE_BATCH_MAX];   /* of the jobs in progress */
     int njobs;                    /* 0: idle */
+    double sent_at;               /* when they were sent (tess_now) */
 } worker;
 
 typedef struct job {
@@ -33,6 +35,7 @@ struct tess_compile_pool {
     int qhead, qlen, qcap;
     int in_flight;                /* jobs sent to workers, not yet answered */
     int max_batch;                /* jobs per worker at most */
+    double timeout_s;             /* per job; 0: none */
     tess_compiled *ready;         /* answered, not yet collected */
     int nready, ready_cap;
 };
@@ -124,9 +127,11 @@ static tess_status worker_start(tess_compile_pool *p, worker *w) {
                 close(p->workers[i].from_worker);
             }
         signal(SIGPIPE, SIG_DFL);
+        setpgid(0, 0);   /* its own group: stopping it also stops the compilers it runs */
         worker_main(p->be, &p->dev, req[0], resp[1]);
         _exit(0);
     }
+    setpgid(pid, pid);   /* as the child does, whichever runs first */
     close(req[0]);
     close(resp[1]);
     w->pid = pid;
@@ -140,7 +145,8 @@ static void worker_stop(worker *w) {
     if (w->pid <= 0) return;
     close(w->to_worker);
     close(w->from_worker);
-    kill(w->pid, SIGKILL);
+    kill(-w->pid, SIGKILL);
+    kill(w->pid, SIGKILL);   /* in case it had not made its group yet */
     waitpid(w->pid, NULL, 0);
     w->pid = 0;
     w->njobs = 0;
@@ -155,6 +161,7 @@ tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_devi
     p->be = be;
     p->dev = *dev;
     p->max_batch = 1;   /* batches measured slower on the whole: see README.md */
+    p->timeout_s = TESS_COMPILE_TIMEOUT_S;
     p->workers = calloc((size_t)workers, sizeof *p->workers);
     if (!p->workers) {
         free(p);
@@ -191,6 +198,8 @@ void tess_compile_pool_set_batch(tess_compile_pool *p, int max_jobs) {
     if (max_jobs > TESS_COMPILE_BATCH_MAX) max_jobs = TESS_COMPILE_BATCH_MAX;
     p->max_batch = p->be->compile_batch && max_jobs > 1 ? max_jobs : 1;
 }
+
+void tess_compile_pool_set_timeout(tess_compile_pool *p, double seconds) { p->timeout_s = seconds > 0 ? seconds : 0; }
 
 int tess_compile_pool_pending(const tess_compile_pool *p) { return p->qlen + p->in_flight + p->nready; }
 
@@ -253,6 +262,7 @@ static tess_status dispatch(tess_compile_pool *p) {
             p->qlen--;
         }
         w->njobs = n;
+        w->sent_at = tess_now();
         p->in_flight += n;
         idle--;
     }
@@ -283,17 +293,23 @@ static bool read_answer(worker *w, tess_compiled *out) {
     return true;
 }
 
+/* Room in the ready list for the answers of w. */
+static tess_status reserve_ready(tess_compile_pool *p, const worker *w) {
+    if (p->nready + w->njobs <= p->ready_cap) return TESS_OK;
+    int ncap = p->ready_cap ? 2 * p->ready_cap : 64;
+    while (ncap < p->nready + w->njobs) ncap *= 2;
+    tess_compiled *grown = realloc(p->ready, (size_t)ncap * sizeof *grown);
+    if (!grown) return tess_error(TESS_ERR_NOMEM, "compile results");
+    p->ready = grown;
+    p->ready_cap = ncap;
+    return TESS_OK;
+}
+
 /* Moves every answer of w to the ready list; the jobs of a worker that died
  * become compile errors, and the worker is replaced. */
 static tess_status collect(tess_compile_pool *p, worker *w) {
-    if (p->nready + w->njobs > p->ready_cap) {
-        int ncap = p->ready_cap ? 2 * p->ready_cap : 64;
-        while (ncap < p->nready + w->njobs) ncap *= 2;
-        tess_compiled *grown = realloc(p->ready, (size_t)ncap * sizeof *grown);
-        if (!grown) return tess_error(TESS_ERR_NOMEM, "compile results");
-        p->ready = grown;
-        p->ready_cap = ncap;
-    }
+    tess_status st = reserve_ready(p, w);
+    if (st) return st;
     bool alive = true;
     char why[128] = "closed its pipe";
     for (int k = 0; k < w->njobs; k++) {
@@ -319,6 +335,41 @@ static tess_status collect(tess_compile_pool *p, worker *w) {
     return alive ? TESS_OK : worker_start(p, w);
 }
 
+/* Stops a worker whose jobs ran past the timeout: they become compile
+ * errors that say so, and the worker is replaced. */
+static tess_status expire(tess_compile_pool *p, worker *w) {
+    tess_status st = reserve_ready(p, w);
+    if (st) return st;
+    double ms = 1e3 * (tess_now() - w->sent_at) / w->njobs;
+    for (int k = 0; k < w->njobs; k++) {
+        tess_compiled *out = &p->ready[p->nready++];
+        memset(out, 0, sizeof *out);
+        out->tag = w->tags[k];
+        out->status = TESS_ERR_COMPILE;
+        out->compile_ms = ms;
+        char msg[160];
+        snprintf(msg, sizeof msg, "the compiler ran past %g s and was stopped", p->timeout_s * w->njobs);
+        out->log = strdup(msg);
+    }
+    p->in_flight -= w->njobs;
+    worker_stop(w);
+    return worker_start(p, w);
+}
+
+/* Milliseconds until the first busy worker's deadline (a batch gets the
+ * timeout per job), at least 0; -1 without a timeout. */
+static int next_deadline_ms(const tess_compile_pool *p) {
+    if (p->timeout_s <= 0) return -1;
+    double first = INFINITY, now = tess_now();
+    for (int i = 0; i < p->nworkers; i++) {
+        const worker *w = &p->workers[i];
+        double left = w->sent_at + p->timeout_s * w->njobs - now;
+        if (w->njobs && left < first) first = left;
+    }
+    if (isinf(first)) return -1;
+    return first <= 0 ? 0 : (int)ceil(1e3 * first);
+}
+
 /* Hands the oldest ready answer to the caller. */
 static void pop_ready(tess_compile_pool *p, tess_compiled *out) {
     *out = p->ready[0];
@@ -339,9 +390,23 @@ tess_status tess_compile_pool_next(tess_compile_pool *p, tess_compiled *out) {
         for (int i = 0; i < p->nworkers; i++)
             fds[i] = (struct pollfd){.fd = p->workers[i].njobs ? p->workers[i].from_worker : -1,
                                      .events = POLLIN};
-        int n = poll(fds, (nfds_t)p->nworkers, -1);
+        int n = poll(fds, (nfds_t)p->nworkers, next_deadline_ms(p));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return tess_error(TESS_ERR_IO, "poll: %s", strerror(errno));
+        if (n == 0) {   /* a deadline passed */
+            double now = tess_now();
+            for (int i = 0; i < p->nworkers; i++) {
+                worker *w = &p->workers[i];
+                if (w->njobs && now >= w->sent_at + p->timeout_s * w->njobs && (st = expire(p, w))) return st;
+            }
+            st = dispatch(p);
+            if (st) return st;
+            if (p->nready > 0) {
+                pop_ready(p, out);
+                return TESS_OK;
+            }
+            continue;
+        }
         for (int i = 0; i < p->nworkers; i++)
             if (p->workers[i].njobs && fds[i].revents) {
                 st = collect(p, &p->workers[i]);

@@ -14,6 +14,9 @@
 #include "backend.h"
 
 #define TESS_COMPILE_BATCH_MAX 4
+/* A compile running longer is stopped and becomes a compile error (a
+ * generated kernel can take a compiler minutes; the search should not wait). */
+#define TESS_COMPILE_TIMEOUT_S 120.0
 
 typedef struct tess_compile_pool tess_compile_pool;
 
@@ -38,6 +41,9 @@ void tess_compile_pool_destroy(tess_compile_pool *p);
 int tess_compile_pool_workers(const tess_compile_pool *p);
 /* Most jobs a worker takes at once (1..TESS_COMPILE_BATCH_MAX; default 1). */
 void tess_compile_pool_set_batch(tess_compile_pool *p, int max_jobs);
+/* Seconds a job may compile (a batch: that many per job); 0: no limit.
+ * Default TESS_COMPILE_TIMEOUT_S. */
+void tess_compile_pool_set_timeout(tess_compile_pool *p, double seconds);
 /* Queues a job (the source is copied). */
 tess_status tess_compile_pool_submit(tess_compile_pool *p, const tess_kernel_source *src, int tag);
 /* Jobs submitted and not yet collected. */

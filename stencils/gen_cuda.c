@@ -86,6 +86,7 @@ static bool legal3(const double *v, void *user) {
     if (v[P3_STREAM] == 0)   /* settings of streaming take their first value */
         return v[P3_CHUNK] == 4 && v[P3_STAGING] == 0 && v[P3_UNROLL] == 1;
     if (v[P3_BZ] != 1 || v[P3_UNROLL] > v[P3_CHUNK]) return false;
+    if (v[P3_UNROLL] > 4 && v[P3_PX] * v[P3_PY] * v[P3_VEC] * v[P3_UNROLL] > TESS_STENCIL_CUDA_TURN_MAX) return false;
     return v[P3_STAGING] == 0 ||
            (lim->staged_bytes > 0 && fits_shared(lim, v[P3_BX], v[P3_BY], v[P3_PX], v[P3_PY], v[P3_VEC], 2));
 }
@@ -138,7 +139,6 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     double unroll[4] = {1, 2, 4, 0};
     int nunroll = 3, ring = s->rank == 3 ? (int)zreach + 2 : 0;
     if (ring > 4) unroll[nunroll++] = ring;
-    int unroll_default = ring > 4 && !blocked ? nunroll - 1 : 0;
     st = tess_space_add(sp, "block_x", 4, bx, 0);
     if (!st) st = tess_space_add(sp, "block_y", 5, by, 3);
     if (!st && s->rank == 3) st = tess_space_add(sp, "block_z", 4, bz, 0);
@@ -150,14 +150,15 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
         if (!st) st = tess_space_add_pow2(sp, "chunk", 4, zmax, chunk);
     }
     if (!st) st = tess_space_add_labels(sp, "staging", 2, staging_labels, blocked || wide);
-    if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", nunroll, unroll, unroll_default);
+    if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", nunroll, unroll, 0);
     if (!st) st = tess_space_add(sp, "min_blocks", 4, minb, 0);
     if (!st && s->rank == 3 && s->steps > 1)
         st = tess_space_add(sp, "time_block", 4, (const double[]){1, 2, 4, 8}, tb_default == 8 ? 3 : tb_default / 2);
     if (!st)
         st = tess_space_add_constraint(sp, s->rank == 3 ? legal3 : legal2, (void *)lim,
                                        s->rank == 3 ? "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, "
-                                                      "unroll=1; stream=1 needs block_z=1, unroll <= chunk; "
+                                                      "unroll=1; stream=1 needs block_z=1, unroll <= chunk, and unroll > 4 at most 40 "
+                                                      "points x planes per turn; "
                                                       "staged tiles (two buffers) fit 48 KiB; time_block divides "
                                                       "steps into at most 4 launches and needs stream=1, "
                                                       "staging=shared, unroll <= 2, vec=1, ppt_x=1, a block wider "

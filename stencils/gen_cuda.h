@@ -20,6 +20,10 @@
 
 #define TESS_STENCIL_CUDA_SMEM_MAX 49152   /* static shared memory per block */
 #define TESS_STENCIL_CUDA_TB_QUEUE_MAX 128   /* temporal blocking: queued values per thread */
+/* Streaming with unroll above 4 (a whole turn of a long queue): at most this
+ * many points per thread times planes per turn. Beyond it the unrolled loop
+ * spills and takes the compiler minutes. */
+#define TESS_STENCIL_CUDA_TURN_MAX 40
 #define TESS_STENCIL_CUDA_VEC_BYTES 16     /* the widest vector load */
 
 /* What the space's constraints need: fixed for a spec and dtype. The
