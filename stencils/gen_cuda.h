@@ -21,8 +21,8 @@
 #define TESS_STENCIL_CUDA_SMEM_MAX 49152   /* static shared memory per block */
 #define TESS_STENCIL_CUDA_TB_QUEUE_MAX 128   /* temporal blocking: queued values per thread */
 /* Streaming with unroll above 4 (a whole turn of a long queue): at most this
- * many points per thread times planes per turn. Beyond it the unrolled loop
- * spills and takes the compiler minutes. */
+ * many points per thread times planes per turn, the values the queues keep
+ * live; beyond it they alone fill the registers and the loop spills. */
 #define TESS_STENCIL_CUDA_TURN_MAX 40
 #define TESS_STENCIL_CUDA_VEC_BYTES 16     /* the widest vector load */
 
