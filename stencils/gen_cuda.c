@@ -327,11 +327,12 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     memset(out, 0, sizeof *out);
     tess_status st = tess_gen_check_task(s, t);
     if (st) return st;
+    /* Configs built through the API reach here unchecked; the space's
+     * constraints are what the generator relies on. */
+    const char *why = tess_space_violation(sp, c);
+    if (why) return tess_error(TESS_ERR_ARG, "stencil '%s': the config violates %s", s->name, why);
     tess_cuda_plan p = {.s = s, .t = t};
     p.time_block = s->rank == 3 && s->steps > 1 ? tess_gen_param(sp, c, "time_block") : 1;
-    if (p.time_block < 1 || s->steps % p.time_block || s->steps / p.time_block > TESS_MAX_LAUNCHES)
-        return tess_error(TESS_ERR_ARG, "stencil '%s': %d steps do not split into at most %d launches of "
-                          "time_block=%d", s->name, s->steps, TESS_MAX_LAUNCHES, p.time_block);
     p.bx = tess_gen_param(sp, c, "block_x");
     p.by = tess_gen_param(sp, c, "block_y");
     p.bz = s->rank == 3 ? tess_gen_param(sp, c, "block_z") : 1;
@@ -346,13 +347,6 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     if (p.bx < 1 || p.by < 1 || p.bz < 1 || p.px < 1 || p.py < 1 || p.vec < 1 || p.chunk < 1 || p.unroll < 1 ||
         p.min_blocks < 1)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the config lacks a cuda tunable", s->name);
-    if (t->shape[s->rank - 1] % p.vec || (p.vec > 1 && p.time_block > 1))
-        return tess_error(TESS_ERR_ARG, "stencil '%s': vec=%d needs an x extent it divides and time_block=1",
-                          s->name, p.vec);
-    if (p.time_block > 1 && (p.px != 1 || p.bx <= p.time_block * (s->lo[2] + s->hi[2]) ||
-                             p.by * p.py <= p.time_block * (s->lo[1] + s->hi[1])))
-        return tess_error(TESS_ERR_ARG, "stencil '%s': time_block=%d needs ppt_x=1 and a block of more than %d halos "
-                          "along x and y", s->name, p.time_block, p.time_block);
     p.padx = round_up(s->lo[s->rank - 1], p.vec);
     p.padr = round_up(s->hi[s->rank - 1], p.vec);
     tess_cuda_use use[TESS_SPEC_MAX_FIELDS];

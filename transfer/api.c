@@ -218,7 +218,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     if (st) return st;
     if (opt.fix && (st = tess_space_pin(ev->space, opt.fix))) {
         tess_evaluator_destroy(ev);
-        return tess_error_context(st, "--fix");
+        return tess_error_context(st, "the fixed parameters");
     }
     st = tess_records_begin_run(ctx->db, task_id, device_id, strategy_name, opt.seed, opt.budget, &run_id);
     if (st) {

@@ -125,9 +125,24 @@ static void check_space(void) {
         "block_x=32,block_y=4,block_z=2,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=ldg,unroll=1,min_blocks=1",
         "block_x=256,block_y=4,block_z=1,ppt_x=4,ppt_y=4,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
         "block_x=128,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=2,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
+        /* 1,024 threads of which 4 blocks would not fit an SM */
+        "block_x=64,block_y=16,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=16,staging=ldg,unroll=1,min_blocks=4",
+        /* a whole turn of the queue (10 planes) at 8 points per thread */
+        "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=2,stream=1,chunk=64,staging=ldg,unroll=10,min_blocks=1",
     };
     for (size_t i = 0; i < sizeof illegal / sizeof illegal[0]; i++)
         CHECK_MSG(tess_config_parse(sp, illegal[i], &c) == TESS_ERR_ARG, "legal: %s", illegal[i]);
+    CHECK_OK(tess_config_parse(sp, "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,vec=2,stream=1,chunk=64,"
+                                   "staging=ldg,unroll=10,min_blocks=8", &c));
+    /* A config built through the API, past the constraints: emit refuses it. */
+    int ppt_y = tess_space_param_index(sp, "ppt_y");
+    CHECK(ppt_y >= 0);
+    if (ppt_y >= 0) {
+        c.v[ppt_y] = 2;   /* ppt_y=4: 8 points per thread, 80 values a turn */
+        tess_kernel_source src;
+        CHECK(op->emit(&t, &dev, sp, &c, &src) == TESS_ERR_ARG);
+        CHECK_MSG(strstr(tess_errmsg(), "violates") != NULL, "%s", tess_errmsg());
+    }
     size_t n = 0;
     CHECK_OK(tess_space_count(sp, 1000000, &n));
     CHECK_MSG(n > 100, "only %zu legal configs", n);
