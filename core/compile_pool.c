@@ -1,5 +1,6 @@
 /* compile_pool.c - forked compile workers fed through pipes. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -7,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 #include "compile_pool.h"
 #include "error.h"
@@ -102,6 +106,12 @@ static void worker_main(const tess_backend_ops *be, const tess_device *dev, int 
     }
 }
 
+/* A worker's exit with everything it started (async-signal-safe). */
+static void stop_group(int sig) {
+    (void)sig;
+    kill(0, SIGKILL);
+}
+
 static tess_status worker_start(tess_compile_pool *p, worker *w) {
     int req[2], resp[2];
     if (pipe(req) != 0) return tess_error(TESS_ERR_IO, "pipe: %s", strerror(errno));
@@ -111,7 +121,7 @@ static tess_status worker_start(tess_compile_pool *p, worker *w) {
         return tess_error(TESS_ERR_IO, "pipe: %s", strerror(errno));
     }
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid < 0) {
         close(req[0]), close(req[1]), close(resp[0]), close(resp[1]);
         return tess_error(TESS_ERR_IO, "cannot start a compile worker: %s", strerror(errno));
@@ -127,7 +137,15 @@ static tess_status worker_start(tess_compile_pool *p, worker *w) {
                 close(p->workers[i].from_worker);
             }
         signal(SIGPIPE, SIG_DFL);
-        setpgid(0, 0);   /* its own group: stopping it also stops the compilers it runs */
+        /* Its own group, so that stopping it also stops the compilers it
+         * runs; out of the terminal's group, it learns of the parent's end
+         * (Ctrl-C included) from the death signal and takes its group along. */
+        setpgid(0, 0);
+        signal(SIGTERM, stop_group);
+#ifdef __linux__
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+        if (getppid() != parent) stop_group(SIGTERM);   /* the parent ended before the line above */
         worker_main(p->be, &p->dev, req[0], resp[1]);
         _exit(0);
     }
@@ -145,10 +163,10 @@ static void worker_stop(worker *w) {
     if (w->pid <= 0) return;
     close(w->to_worker);
     close(w->from_worker);
-    kill(-w->pid, SIGKILL);
-    kill(w->pid, SIGKILL);   /* in case it had not made its group yet */
+    kill(-w->pid, SIGKILL);   /* the parent made the group before it returned the worker */
     waitpid(w->pid, NULL, 0);
     w->pid = 0;
+    w->to_worker = w->from_worker = -1;
     w->njobs = 0;
 }
 
@@ -245,6 +263,10 @@ static tess_status dispatch(tess_compile_pool *p) {
     for (int i = 0; i < p->nworkers && p->qlen > 0; i++) {
         worker *w = &p->workers[i];
         if (w->njobs) continue;
+        if (w->pid <= 0) {   /* a restart failed earlier: try again */
+            tess_status st = worker_start(p, w);
+            if (st) return st;
+        }
         int n = (p->qlen + idle - 1) / idle;
         if (n > p->max_batch) n = p->max_batch;
         if (!send_jobs(p, w, n)) {
@@ -367,7 +389,8 @@ static int next_deadline_ms(const tess_compile_pool *p) {
         if (w->njobs && left < first) first = left;
     }
     if (isinf(first)) return -1;
-    return first <= 0 ? 0 : (int)ceil(1e3 * first);
+    double ms = ceil(1e3 * first);
+    return ms <= 0 ? 0 : ms >= INT_MAX ? INT_MAX : (int)ms;
 }
 
 /* Hands the oldest ready answer to the caller. */
@@ -393,27 +416,26 @@ tess_status tess_compile_pool_next(tess_compile_pool *p, tess_compiled *out) {
         int n = poll(fds, (nfds_t)p->nworkers, next_deadline_ms(p));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return tess_error(TESS_ERR_IO, "poll: %s", strerror(errno));
-        if (n == 0) {   /* a deadline passed */
-            double now = tess_now();
-            for (int i = 0; i < p->nworkers; i++) {
-                worker *w = &p->workers[i];
-                if (w->njobs && now >= w->sent_at + p->timeout_s * w->njobs && (st = expire(p, w))) return st;
+        /* Deadlines first, even while other workers keep answering. */
+        double now = tess_now();
+        for (int i = 0; i < p->nworkers && p->timeout_s > 0; i++) {
+            worker *w = &p->workers[i];
+            if (w->njobs && now >= w->sent_at + p->timeout_s * w->njobs) {
+                st = expire(p, w);
+                fds[i].revents = 0;
+                if (st) return st;
             }
-            st = dispatch(p);
-            if (st) return st;
-            if (p->nready > 0) {
-                pop_ready(p, out);
-                return TESS_OK;
-            }
-            continue;
         }
         for (int i = 0; i < p->nworkers; i++)
             if (p->workers[i].njobs && fds[i].revents) {
                 st = collect(p, &p->workers[i]);
-                if (!st) st = dispatch(p);
                 if (st) return st;
-                pop_ready(p, out);
-                return TESS_OK;
             }
+        st = dispatch(p);
+        if (st) return st;
+        if (p->nready > 0) {
+            pop_ready(p, out);
+            return TESS_OK;
+        }
     }
 }

@@ -43,7 +43,7 @@ struct tess_evaluator {
 typedef struct tess_hw_options {
     int compile_workers;        /* 0: number of cores */
     int compile_batch;          /* kernels per compiler program at most (see tess_compile_pool_set_batch); 0, 1: one */
-    double compile_timeout_s;   /* a longer compile is stopped, a compile error; 0: TESS_COMPILE_TIMEOUT_S */
+    double compile_timeout_s;   /* a longer compile is stopped, a compile error; 0: TESS_COMPILE_TIMEOUT_S, < 0: none */
     double min_time_s;          /* total timed duration to aim for per candidate */
     int max_reps;               /* cap on timed repetitions */
     double timeout_s;           /* per candidate run; 0: derived from the default config's time */

@@ -73,7 +73,7 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
         tess_status st = tess_compile_pool_create(h->be, &ev->device, h->opt.compile_workers, &h->pool);
         if (st) return st;
         if (h->opt.compile_batch > 1) tess_compile_pool_set_batch(h->pool, h->opt.compile_batch);
-        if (h->opt.compile_timeout_s > 0) tess_compile_pool_set_timeout(h->pool, h->opt.compile_timeout_s);
+        if (h->opt.compile_timeout_s != 0) tess_compile_pool_set_timeout(h->pool, h->opt.compile_timeout_s);
     }
     tess_result *res = calloc((size_t)n, sizeof *res);
     tess_kernel_source *src = calloc((size_t)n, sizeof *src);

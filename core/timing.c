@@ -9,9 +9,11 @@
 #define CUT_REPS 3
 /* A sample of a kernel shorter than this (ms) holds several launches back to
  * back, as a multi-step run makes them: a sample per launch would also time
- * the gap its events leave, which is a sizeable part of a few microseconds. */
-#define SAMPLE_MS 0.1
-#define MAX_LAUNCHES_PER_SAMPLE 64
+ * the gap its events leave (about 1.7 us on an H200), a sizeable part of a
+ * kernel of a few microseconds. At this length the gap is under 0.2% of a
+ * sample, so kernels either side of it rank alike. */
+#define SAMPLE_MS 1.0
+#define MAX_LAUNCHES_PER_SAMPLE 256
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -49,12 +51,12 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
         free(ms), free(sorted);
         return tess_error(TESS_ERR_NOMEM, "timing samples");
     }
-    double warm;
+    double warm = 0;
     /* Power is read only in the rounds of a full timing: the warm-up and a
      * racing round are too short to read, and reading costs milliseconds. */
     tess_status st = be->time(ctx, module, sets, nsets, nbufs, 1, 1, &warm, NULL);
-    int launches = warm > 0 && warm < SAMPLE_MS ? (int)ceil(SAMPLE_MS / warm) : 1;
-    if (launches > MAX_LAUNCHES_PER_SAMPLE) launches = MAX_LAUNCHES_PER_SAMPLE;
+    double want = warm > 0 ? ceil(SAMPLE_MS / warm) : 1;
+    int launches = want < 1 ? 1 : want > MAX_LAUNCHES_PER_SAMPLE ? MAX_LAUNCHES_PER_SAMPLE : (int)want;
     /* Rounds of about a quarter of the time budget each. */
     int per_round = warm > 0 ? (int)ceil(250.0 * o->min_time_s / (warm * launches)) : min_reps;
     if (per_round < 1) per_round = 1;
@@ -85,7 +87,6 @@ tess_status tess_time_kernel(const tess_backend_ops *be, void *ctx, void *module
     if (!st) {
         tess_timing_summarize(ms, n, out);
         out->cut = cut;
-        out->launches = launches;
     }
     free(ms);
     free(sorted);

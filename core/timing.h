@@ -17,8 +17,7 @@ typedef struct tess_timing_options {
 typedef struct tess_timing {
     double median_ms, min_ms, max_ms;
     double spread;       /* interquartile range / median */
-    int reps;            /* samples */
-    int launches;        /* back-to-back launches per sample; the times are per launch */
+    int reps;            /* samples (of one or more launches; the times are per launch) */
     bool cut;            /* stopped early at the cutoff */
 } tess_timing;
 
@@ -26,7 +25,7 @@ typedef struct tess_timing {
 void tess_timing_summarize(double *ms, int n, tess_timing *out);
 
 /* One warm-up run, then rounds of timed samples (one launch each, or for
- * kernels under 0.1 ms as many back-to-back launches as last about 0.1 ms)
+ * kernels under 1 ms as many back-to-back launches as last about 1 ms)
  * until at least min_time_s and min_reps have passed and the median moved by less than 1% over the last
  * round, or max_reps is reached. With a cutoff the first round is 3 runs
  * long, and timing ends there when its median exceeds the cutoff. */

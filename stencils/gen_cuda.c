@@ -48,8 +48,9 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
 
 /* ---- the space ------------------------------------------------------------------ */
 
-/* A block of 32..1024 threads, of which min_blocks fit an SM (2048 threads on
- * sm_70 and later: min_blocks=8 asks blocks of 256 for 32 registers). */
+/* A block of 32..1024 threads, of which min_blocks fit an SM of 2048 threads
+ * (sm_80, sm_90; min_blocks=8 asks blocks of 256 for 32 registers). On an SM
+ * of fewer threads a larger min_blocks only lowers the register cap. */
 static bool legal_threads(double threads, double min_blocks) {
     return threads >= 32 && threads <= 1024 && threads * min_blocks <= 2048;
 }
@@ -154,17 +155,16 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     if (!st) st = tess_space_add(sp, "min_blocks", 4, minb, 0);
     if (!st && s->rank == 3 && s->steps > 1)
         st = tess_space_add(sp, "time_block", 4, (const double[]){1, 2, 4, 8}, tb_default == 8 ? 3 : tb_default / 2);
+    static const char rules3[] =
+        "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, unroll=1; "
+        "stream=1 needs block_z=1, unroll <= chunk, and unroll > 4 at most 40 points x planes per turn; staged "
+        "tiles (two buffers) fit 48 KiB; time_block divides steps into at most 4 launches and needs stream=1, "
+        "staging=shared, unroll <= 2, vec=1, ppt_x=1, a block wider and taller than time_block halos, its tiles "
+        "fitting 48 KiB and its register queues 128 values";
+    static const char rules2[] = "32 <= threads <= 1024, threads x min_blocks <= 2048; staged tiles fit 48 KiB";
     if (!st)
         st = tess_space_add_constraint(sp, s->rank == 3 ? legal3 : legal2, (void *)lim,
-                                       s->rank == 3 ? "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, "
-                                                      "unroll=1; stream=1 needs block_z=1, unroll <= chunk, and unroll > 4 at most 40 "
-                                                      "points x planes per turn; "
-                                                      "staged tiles (two buffers) fit 48 KiB; time_block divides "
-                                                      "steps into at most 4 launches and needs stream=1, "
-                                                      "staging=shared, unroll <= 2, vec=1, ppt_x=1, a block wider "
-                                                      "and taller than time_block halos, its tiles fitting 48 KiB "
-                                                      "and its register queues 128 values"
-                                                    : "32 <= threads <= 1024, threads x min_blocks <= 2048; staged tiles fit 48 KiB");
+                                       s->rank == 3 ? rules3 : rules2);
     tess_config dflt;
     tess_space_default(sp, &dflt);
     if (!st && !tess_space_valid(sp, &dflt))

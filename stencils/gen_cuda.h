@@ -43,6 +43,8 @@ typedef struct tess_stencil_cuda_limits {
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);
 tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, const tess_device *dev,
                                     const tess_stencil_cuda_limits *lim, tess_space **out);
+/* c must be a config of sp, the space built for t (configs that violate it
+ * are refused). */
 tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const tess_space *sp,
                                    const tess_config *c, tess_kernel_source *out);
 

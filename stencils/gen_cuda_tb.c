@@ -11,14 +11,16 @@
  * Each thread keeps, per level and row, a register queue of the
  * LO_Z+HI_Z+1 planes of its column that the next level reads. References
  * along the column, and along y within the thread's rows, read the queues;
- * the others read a shared tile per level and plane offset, which the
- * threads fill from their queues before one barrier per level. Values near
- * the tile's edge are wrong (their neighbours are missing), one halo deeper
- * at each level; the last level writes only the inner points, which they
- * never reach. Points on a fixed boundary band keep their value, as in the
- * reference (a select, or a branch when the update reads other fields);
- * tiles that touch no band along y or x run a copy of the loop without those
- * tests. Fields no output advances are read from global memory. */
+ * the others read a shared tile per plane offset, which the threads fill
+ * from their queues before one barrier per level; the levels take turns in
+ * two such tiles. Values near the tile's edge are wrong (their neighbours are
+ * missing), one halo deeper at each level; the last level writes only the
+ * inner points, which they never reach. Points on a fixed boundary band keep
+ * their value, as in the reference (a select, or a branch when the update
+ * reads other fields). Tiles that touch no band along y or x run copies of
+ * the loop without those tests: one for the passes near the bottom and top
+ * of the grid, which test the bands along z, and one without any test for
+ * the passes between. Fields no output advances are read from global memory. */
 #include <stdio.h>
 #include <string.h>
 #include "gen_cuda_internal.h"
@@ -155,9 +157,12 @@ static void emit_row(tess_strbuf *b, const tb_ctx *c) {
     int level = c->level, j = c->row, phase = c->phase;
     bool last = level == p->time_block, bands = c->bands != BANDS_NONE, branch = bands && band_by_branch(s);
     tess_strbuf_printf(b, "            {   /* row %d */\n", j);
-    if (band_by_branch(s)) tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);   /* other fields' index */
-    if (c->bands == BANDS_ALL) tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
-    else if (bands) tess_strbuf_puts(b, "                const bool band__ = band_z__;\n");
+    if (band_by_branch(s))   /* other fields are indexed by y */
+        tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);
+    if (c->bands == BANDS_ALL)
+        tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
+    else if (bands)
+        tess_strbuf_puts(b, "                const bool band__ = band_z__;\n");
     if (last)
         tess_strbuf_printf(b, "                if (in_z__ && write%d__) {\n", j);
     else
@@ -190,8 +195,8 @@ static void emit_row(tess_strbuf *b, const tb_ctx *c) {
         else snprintf(value, sizeof value, "band__ ? %s__q%d_%d_%d : %s__v", s->field[g].name, level - 1, j,
                       queue_reg(p, phase, 0), name);
         if (last)
-            tess_strbuf_printf(b, "                    %s%s[pz__ + row%d__] = %s;\n", g < 0 && bands ? "if (!band__) " : "", name,
-                               j, value);
+            tess_strbuf_printf(b, "                    %s%s[pz__ + row%d__] = %s;\n",
+                               g < 0 && bands ? "if (!band__) " : "", name, j, value);
         else
             emit_push(b, p, s->field[g].name, level, j, phase, value, "                    ");
     }
@@ -212,8 +217,8 @@ static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int p
         for (int k = 0; k < n; k++)
             for (int j = 0; j < p->py; j++)
                 tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + LO_X] = %s__q%d_%d_%d;\n",
-                                   s->field[f].name, tile_of(p, level - 1), k, j + s->lo[1], s->field[f].name, level - 1, j,
-                                   queue_reg(p, phase, planes[k]));
+                                   s->field[f].name, tile_of(p, level - 1), k, j + s->lo[1], s->field[f].name,
+                                   level - 1, j, queue_reg(p, phase, planes[k]));
     }
     tess_strbuf_puts(b, "            __syncthreads();\n");
     if (level == p->time_block)
@@ -252,7 +257,7 @@ static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char 
         tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n"
                               "        /* level 0: plane i of the input */\n"
                               "        const idx_t pz__ = (idx_t)%s * NY * NX;\n", phase, phase,
-                           bands == BANDS_NONE ? "i" : "SAFE_Z(i)");   /* passes off the bands stay in the grid */
+                           bands == BANDS_NONE ? "i" : "SAFE_Z(i)");   /* passes off the bands: in the grid */
         for (int f = 0; f < s->nfields; f++) {
             if (!is_state(s, f)) continue;
             for (int j = 0; j < p->py; j++) {

@@ -4,8 +4,8 @@
  * stream, so the times hold GPU execution only (no launch gaps from the
  * host; with several launches per sample, not the events' either).
  *
- * Repetition r uses buffer set r % nsets, which defeats warm caches when
- * the working set fits in L2. While the GPU works, NVML power samples are
+ * Launch k (counted over all the samples) uses buffer set k % nsets, which
+ * defeats warm caches when the working set fits in L2. While the GPU works, NVML power samples are
  * taken (when a metrics struct asks for them and NVML is present).
  */
 #include <time.h>
@@ -51,7 +51,8 @@ tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_set
     for (int r = 0; r < reps; r++) {
         CUresult cr = c->drv->cuEventRecord(c->events[2 * r], c->stream);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventRecord");
-        for (int l = 0; l < launches && !st; l++) st = tess_cuda_launch_all(c, m, dbuf_sets[(r * launches + l) % nsets], nbufs);
+        for (int l = 0; l < launches && !st; l++)
+            st = tess_cuda_launch_all(c, m, dbuf_sets[(r * launches + l) % nsets], nbufs);
         if (st) return st;
         cr = c->drv->cuEventRecord(c->events[2 * r + 1], c->stream);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventRecord");
