@@ -66,14 +66,17 @@ static bool fits_shared(const tess_stencil_cuda_limits *lim, double bx, double b
     return tile * lim->staged_bytes * buffers <= TESS_STENCIL_CUDA_SMEM_MAX;
 }
 
-/* Temporal blocking: the block's tile keeps inner points after TB halos,
- * its shared tiles (with a halo; the fused steps take turns in them) fit,
- * and so do the register queues (one per fused step but the last and row). */
-static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double bx, double ty, double py) {
-    if (bx <= tb * lim->halo_x || ty <= tb * lim->halo_y) return false;
-    double tile = (ty + lim->halo_y) * (bx + lim->halo_x);
+/* Temporal blocking: the block's tile (bx * px columns, ty rows) keeps inner
+ * points after TB halos, its shared tiles (with a halo, whole vectors of px
+ * along x; the fused steps take turns in them) fit, and so do the register
+ * queues (one per fused step but the last and point of a thread). */
+static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double bx, double px, double ty,
+                             double py) {
+    double tx = bx * px;
+    if (tx <= tb * lim->halo_x || ty <= tb * lim->halo_y) return false;
+    double tile = (ty + lim->halo_y) * (round_up_d(lim->lo_x, px) + tx + round_up_d(lim->hi_x, px));
     return tile * tess_cuda_tb_buffers(tb) * lim->tb_tile_bytes <= TESS_STENCIL_CUDA_SMEM_MAX &&
-           tb * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
+           tb * px * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
 }
 
 static bool legal3(const double *v, void *user) {
@@ -83,7 +86,7 @@ static bool legal3(const double *v, void *user) {
     if (lim->steps % tb != 0 || lim->steps / tb > TESS_MAX_LAUNCHES) return false;
     if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
         return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] <= 2 && v[P3_VEC] == 1 &&
-               v[P3_PX] == 1 && fits_time_blocks(lim, tb, v[P3_BX], v[P3_BY] * v[P3_PY], v[P3_PY]);
+               fits_time_blocks(lim, tb, v[P3_BX], v[P3_PX], v[P3_BY] * v[P3_PY], v[P3_PY]);
     if (v[P3_STREAM] == 0)   /* settings of streaming take their first value */
         return v[P3_CHUNK] == 4 && v[P3_STAGING] == 0 && v[P3_UNROLL] == 1;
     if (v[P3_BZ] != 1 || v[P3_UNROLL] > v[P3_CHUNK]) return false;
@@ -159,7 +162,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
         "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, unroll=1; "
         "stream=1 needs block_z=1, unroll <= chunk, and unroll > 4 at most 40 points x planes per turn; staged "
         "tiles (two buffers) fit 48 KiB; time_block divides steps into at most 4 launches and needs stream=1, "
-        "staging=shared, unroll <= 2, vec=1, ppt_x=1, a block wider and taller than time_block halos, its tiles "
+        "staging=shared, unroll <= 2, vec=1, a tile wider and taller than time_block halos, its tiles "
         "fitting 48 KiB and its register queues 128 values";
     static const char rules2[] = "32 <= threads <= 1024, threads x min_blocks <= 2048; staged tiles fit 48 KiB";
     if (!st)

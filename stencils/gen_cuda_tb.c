@@ -1,16 +1,17 @@
 /* gen_cuda_tb.c - temporal blocking for the CUDA generator: time_block (TB)
  * steps in one launch.
  *
- * A block's threads cover a tile of TY = BY*PY rows by BX columns: the
- * points it updates TB times (OUT_H x OUT_W) and TB halos around them, which
- * neighbouring blocks update too. Thread (ty, tx) owns column tx, rows
- * ty*PY .. ty*PY+PY-1. The block walks up a chunk of z with the steps
+ * A block's threads cover a tile of TY = BY*PY rows by TX = BX*PX columns:
+ * the points it updates TB times (OUT_H x OUT_W) and TB halos around them,
+ * which neighbouring blocks update too. Thread (ty, tx) owns columns
+ * tx*PX .. tx*PX+PX-1 of rows ty*PY .. ty*PY+PY-1: its points, numbered
+ * row by row. The block walks up a chunk of z with the steps
  * pipelined: at iteration i, level 0 loads plane i of each state field and
  * level L (1..TB) computes plane i - L*HI_Z from level L-1's values.
  *
- * Each thread keeps, per level and row, a register queue of the
+ * Each thread keeps, per level and point, a register queue of the
  * LO_Z+HI_Z+1 planes of its column that the next level reads. References
- * along the column, and along y within the thread's rows, read the queues;
+ * along the column, and to the thread's other points, read the queues;
  * the others read a shared tile per plane offset, which the threads fill
  * from their queues before one barrier per level; the levels take turns in
  * two such tiles. Values near the tile's edge are wrong (their neighbours are
@@ -55,11 +56,17 @@ typedef enum {
  * which phase of the queues' rotation. */
 typedef struct tb_ctx {
     const tess_cuda_plan *p;
-    int level, row, phase;
+    int level, row, col, phase;   /* the point: row and column among the thread's */
     tb_bands bands;
 } tb_ctx;
 
 static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
+
+/* Columns of a shared tile left of the block's tile: LO_X rounded up to
+ * PX, so that a thread's points lie in one aligned vector (the compiler
+ * merges their loads and stores). */
+static int pad_left(const tess_cuda_plan *p) { return (p->s->lo[2] + p->px - 1) / p->px * p->px; }
+static int pad_right(const tess_cuda_plan *p) { return (p->s->hi[2] + p->px - 1) / p->px * p->px; }
 
 int tess_cuda_tb_buffers(int time_block) { return time_block % 2 ? time_block : 2; }
 
@@ -80,7 +87,7 @@ static int queue_reg(const tess_cuda_plan *p, int phase, int dz) {
     return rotating(p) ? (dz + s->lo[0] + phase + 1) % queue_len(s) : dz + s->lo[0];
 }
 
-/* Pushes `value` onto the queue of field `name` at level, row j. */
+/* Pushes `value` onto the queue of field `name` at level, point j. */
 static void emit_push(tess_strbuf *b, const tess_cuda_plan *p, const char *name, int level, int j, int phase,
                       const char *value, const char *indent) {
     int n = queue_len(p->s);
@@ -108,12 +115,13 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     int f = e->index;
     const char *name = s->field[f].name;
     if (is_state(s, f)) {   /* level - 1: the thread's queues or the shared tile */
-        int row = c->row + e->off[1];
-        if (e->off[2] == 0 && row >= 0 && row < c->p->py)
-            tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row, queue_reg(c->p, c->phase, e->off[0]));
+        int row = c->row + e->off[1], col = c->col + e->off[2];
+        if (row >= 0 && row < c->p->py && col >= 0 && col < c->p->px)
+            tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row * c->p->px + col,
+                               queue_reg(c->p, c->phase, e->off[0]));
         else
             tess_strbuf_printf(b, "%s__s%d[%d][R__ + %d][C__ + %d]", name, tile_of(c->p, c->level - 1),
-                               plane_slot(s, f, e->off[0]), row + s->lo[1], e->off[2] + s->lo[2]);
+                               plane_slot(s, f, e->off[0]), row + s->lo[1], col + pad_left(c->p));
         return;
     }
     /* Halo points lie outside the grid along periodic axes: wrap. */
@@ -148,17 +156,17 @@ static bool band_by_branch(const tess_spec *s) {
     return false;
 }
 
-/* Level L of row j: plane z of the thread's point in that row. Points on a
- * band keep their value; without reads of other fields every point computes
- * and selects, which needs no branch (and off the bands, neither). */
-static void emit_row(tess_strbuf *b, const tb_ctx *c) {
+/* Level L of point j: plane z of the thread's point. Points on a band keep
+ * their value; without reads of other fields every point computes and
+ * selects, which needs no branch (and off the bands, neither). */
+static void emit_point(tess_strbuf *b, const tb_ctx *c) {
     const tess_cuda_plan *p = c->p;
     const tess_spec *s = p->s;
-    int level = c->level, j = c->row, phase = c->phase;
+    int level = c->level, j = c->row * p->px + c->col, phase = c->phase;
     bool last = level == p->time_block, bands = c->bands != BANDS_NONE, branch = bands && band_by_branch(s);
-    tess_strbuf_printf(b, "            {   /* row %d */\n", j);
-    if (band_by_branch(s))   /* other fields are indexed by y */
-        tess_strbuf_printf(b, "                const int y = Y0 + %d;\n", j);
+    tess_strbuf_printf(b, "            {   /* row %d, column %d */\n", c->row, c->col);
+    if (band_by_branch(s))   /* other fields are indexed by y and x */
+        tess_strbuf_printf(b, "                const int y = Y0 + %d, x = X0 + %d;\n", c->row, c->col);
     if (c->bands == BANDS_ALL)
         tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
     else if (bands)
@@ -195,7 +203,7 @@ static void emit_row(tess_strbuf *b, const tb_ctx *c) {
         else snprintf(value, sizeof value, "band__ ? %s__q%d_%d_%d : %s__v", s->field[g].name, level - 1, j,
                       queue_reg(p, phase, 0), name);
         if (last)
-            tess_strbuf_printf(b, "                    %s%s[pz__ + row%d__] = %s;\n",
+            tess_strbuf_printf(b, "                    %s%s[pz__ + at%d__] = %s;\n",
                                g < 0 && bands ? "if (!band__) " : "", name, j, value);
         else
             emit_push(b, p, s->field[g].name, level, j, phase, value, "                    ");
@@ -215,18 +223,19 @@ static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int p
         int planes[2 * TESS_CUDA_MAX_DZ + 1];
         int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
         for (int k = 0; k < n; k++)
-            for (int j = 0; j < p->py; j++)
-                tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + LO_X] = %s__q%d_%d_%d;\n",
-                                   s->field[f].name, tile_of(p, level - 1), k, j + s->lo[1], s->field[f].name,
-                                   level - 1, j, queue_reg(p, phase, planes[k]));
+            for (int j = 0; j < p->py * p->px; j++)
+                tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + %d] = %s__q%d_%d_%d;\n",
+                                   s->field[f].name, tile_of(p, level - 1), k, j / p->px + s->lo[1],
+                                   j % p->px + pad_left(p), s->field[f].name, level - 1, j,
+                                   queue_reg(p, phase, planes[k]));
     }
     tess_strbuf_puts(b, "            __syncthreads();\n");
     if (level == p->time_block)
         tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n"
                             "            const idx_t pz__ = (idx_t)z * NY * NX;\n");
-    for (int j = 0; j < p->py; j++) {
-        tb_ctx c = {p, level, j, phase, bands};
-        emit_row(b, &c);
+    for (int j = 0; j < p->py * p->px; j++) {
+        tb_ctx c = {p, level, j / p->px, j % p->px, phase, bands};
+        emit_point(b, &c);
     }
     tess_strbuf_puts(b, "        }\n");
 }
@@ -260,9 +269,9 @@ static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char 
                            bands == BANDS_NONE ? "i" : "SAFE_Z(i)");   /* passes off the bands: in the grid */
         for (int f = 0; f < s->nfields; f++) {
             if (!is_state(s, f)) continue;
-            for (int j = 0; j < p->py; j++) {
+            for (int j = 0; j < p->py * p->px; j++) {
                 char value[128];
-                snprintf(value, sizeof value, "__ldg(&%s[pz__ + row%d__])", s->field[f].name, j);
+                snprintf(value, sizeof value, "__ldg(&%s[pz__ + at%d__])", s->field[f].name, j);
                 emit_push(b, p, s->field[f].name, 0, j, phase, value, "        ");
             }
         }
@@ -276,50 +285,57 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     int tb = p->time_block, nq = queue_len(s);
     tess_strbuf_printf(b, "/* Temporal blocking: TB steps per launch, pipelined along z. The block's\n"
-                          " * tile: TY x BX points, of which the inner OUT_H x OUT_W are written. */\n"
-                          "#define TB %d\n#define TY (BY * PY)\n"
-                          "#define OUT_W (BX - TB * (LO_X + HI_X))\n#define OUT_H (TY - TB * (LO_Y + HI_Y))\n"
-                          "/* Shared tiles: the block's tile and a halo that only edge points read. */\n"
-                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (BX + LO_X + HI_X)\n", tb);
+                          " * tile: TY x TX points, of which the inner OUT_H x OUT_W are written. */\n"
+                          "#define TB %d\n#define TY (BY * PY)\n#define TX (BX * PX)\n"
+                          "#define OUT_W (TX - TB * (LO_X + HI_X))\n#define OUT_H (TY - TB * (LO_Y + HI_Y))\n"
+                          "/* Shared tiles: the block's tile and a halo that only edge points read\n"
+                          " * (along x whole vectors of PX points). */\n"
+                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (%d + TX + %d)\n", tb, pad_left(p), pad_right(p));
     emit_band_macros(b, s);
     tess_strbuf_puts(b, "\n/* TB updates of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
     tess_cuda_emit_params(b, p, false);
     tess_strbuf_puts(b, ")\n{\n"
-                        "    const int R__ = threadIdx.y * PY, C__ = threadIdx.x;   /* the thread in the tile */\n"
-                        "    const int x = blockIdx.x * OUT_W - TB * LO_X + C__, sx__ = SAFE_X(x);\n"
-                        "    const int Y0 = blockIdx.y * OUT_H - TB * LO_Y + R__;   /* the thread's first row */\n"
-                        "    const int Z0 = blockIdx.z * CHUNK, Z1 = min(Z0 + CHUNK, NZ);\n"
-                        "    const bool out_x__ = C__ >= TB * LO_X && C__ < TB * LO_X + OUT_W && x < NX;\n");
+                        "    const int R__ = threadIdx.y * PY, C__ = threadIdx.x * PX;   /* the thread in the tile */\n"
+                        "    const int X0 = blockIdx.x * OUT_W - TB * LO_X + C__;   /* the thread's first column */\n"
+                        "    const int Y0 = blockIdx.y * OUT_H - TB * LO_Y + R__;   /* and row */\n"
+                        "    const int Z0 = blockIdx.z * CHUNK, Z1 = min(Z0 + CHUNK, NZ);\n");
+    for (int c = 0; c < p->px; c++)   /* per column: made loadable, written */
+        tess_strbuf_printf(b, "    const int sx%d__ = SAFE_X(X0 + %d);\n"
+                              "    const bool out_x%d__ = C__ + %d >= TB * LO_X && C__ + %d < TB * LO_X + OUT_W && "
+                              "X0 + %d < NX;\n", c, c, c, c, c, c);
     for (int f = 0; f < s->nfields; f++) {
         int planes[2 * TESS_CUDA_MAX_DZ + 1];
         int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
         if (!is_state(s, f)) continue;
         const char *type = tess_gen_ctype(s, f, p->t->dtype), *name = s->field[f].name;
-        tess_strbuf_printf(b, "    /* %s: per level, the tiles of the planes read off the column, and the\n"
-                              "     * queues of each row (planes z - LO_Z .. z + HI_Z of the next level's z). */\n", name);
+        tess_strbuf_printf(b, "    /* %s: the tiles of the planes read off the column, and per level the\n"
+                              "     * queues of each point (planes z - LO_Z .. z + HI_Z of the next level's z). */\n",
+                           name);
         for (int k = 0; k < tess_cuda_tb_buffers(tb) && n; k++) {
-            tess_strbuf_printf(b, "    __shared__ %s %s__s%d[%d][SH][SW];\n", type, name, k, n);
+            tess_strbuf_printf(b, "    __shared__ __align__(16) %s %s__s%d[%d][SH][SW];\n", type, name, k, n);
             /* The halo no thread writes: zeros, so that edge points compute on numbers. */
-            tess_strbuf_printf(b, "    for (int t__ = threadIdx.y * BX + C__; t__ < %d * SH * SW; t__ += BX * BY)\n"
+            tess_strbuf_printf(b, "    for (int t__ = threadIdx.y * BX + threadIdx.x; t__ < %d * SH * SW; t__ += BX * BY)\n"
                                   "        (&%s__s%d[0][0][0])[t__] = 0;\n", n, name, k);
         }
         for (int k = 0; k < tb; k++)
-            for (int j = 0; j < p->py; j++) {
+            for (int j = 0; j < p->py * p->px; j++) {
                 tess_strbuf_printf(b, "    %s ", type);
                 for (int m = 0; m < nq; m++) tess_strbuf_printf(b, "%s%s__q%d_%d_%d = 0", m ? ", " : "", name, k, j, m);
                 tess_strbuf_puts(b, ";\n");
             }
     }
-    /* Per row: where it lies in a plane (clamped), on a band, written. */
-    for (int j = 0; j < p->py; j++)
-        tess_strbuf_printf(b, "    const idx_t row%d__ = (idx_t)SAFE_Y(Y0 + %d) * NX + sx__;\n"
-                              "    const bool band_yx%d__ = BAND_YX(Y0 + %d, x);\n"
-                              "    const bool write%d__ = out_x__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + OUT_H && "
-                              "Y0 + %d < NY;\n", j, j, j, j, j, j, j, j);
+    /* Per point: where it lies in a plane (clamped), on a band, written. */
+    for (int j = 0; j < p->py * p->px; j++) {
+        int r = j / p->px, c = j % p->px;
+        tess_strbuf_printf(b, "    const idx_t at%d__ = (idx_t)SAFE_Y(Y0 + %d) * NX + sx%d__;\n"
+                              "    const bool band_yx%d__ = BAND_YX(Y0 + %d, X0 + %d);\n"
+                              "    const bool write%d__ = out_x%d__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + OUT_H && "
+                              "Y0 + %d < NY;\n", j, r, c, j, r, c, j, c, r, r, r);
+    }
     tess_strbuf_puts(b, "    /* Tiles off the bands along y and x skip those tests, and so do their\n"
                         "     * passes off the bands along z: after the lower band's planes have left\n"
                         "     * the last level, before the upper band's reach the first. */\n"
-                        "    const bool edge__ = BAND_YX(Y0 - R__, x - C__) || BAND_YX(Y0 - R__ + TY - 1, x - C__ + BX - 1);\n"
+                        "    const bool edge__ = BAND_YX(Y0 - R__, X0 - C__) || BAND_YX(Y0 - R__ + TY - 1, X0 - C__ + TX - 1);\n"
                         "    const int end__ = Z1 + TB * HI_Z;\n"
                         "    int i0 = Z0 - TB * LO_Z;\n"
                         "    __syncthreads();\n");

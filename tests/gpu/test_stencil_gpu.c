@@ -41,6 +41,8 @@ static const char *const time_blocked[] = {
     "block_x=32,block_y=16,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=4",
     "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=1,time_block=2",
     "block_x=64,block_y=16,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=32,staging=shared,unroll=2,min_blocks=1,time_block=4",
+    "block_x=32,block_y=8,block_z=1,ppt_x=2,ppt_y=2,vec=1,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=2,time_block=4",
+    "block_x=32,block_y=4,block_z=1,ppt_x=4,ppt_y=4,vec=1,stream=1,chunk=8,staging=shared,unroll=2,min_blocks=1,time_block=2",
 };
 #define NTIME_BLOCKED (int)(sizeof time_blocked / sizeof *time_blocked)
 static const char *const variants2[] = {

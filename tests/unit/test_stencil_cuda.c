@@ -39,6 +39,7 @@ static const char *const variants3[] = {
 static const char *const time_blocked[] = {
     "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=16,staging=shared,unroll=2,min_blocks=1,time_block=2",
     "block_x=32,block_y=16,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=2,time_block=2",
+    "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=1,stream=1,chunk=8,staging=shared,unroll=2,min_blocks=2,time_block=2",
 };
 static const char *const variants2[] = {
     "block_x=32,block_y=8,ppt_x=2,ppt_y=2,vec=1,staging=ldg,min_blocks=2",
@@ -91,7 +92,8 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
     const char *const *variants = ndim == 3 ? variants3 : variants2;
     int nvariants = ndim == 3 ? 4 : 2;
     bool blocked = tess_space_param_index(sp, "time_block") >= 0;
-    for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants + 2 * blocked; i++) {
+    int ntime_blocked = (int)(sizeof time_blocked / sizeof *time_blocked);
+    for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants + ntime_blocked * blocked; i++) {
         char text[512];
         if (i < nvariants) snprintf(text, sizeof text, "%s%s", variants[i], blocked ? ",time_block=1" : "");
         else snprintf(text, sizeof text, "%s", time_blocked[i - nvariants]);
