@@ -173,15 +173,17 @@ if want stencils; then
     say "stencils: calibrate, a hand-written naive heat3d, then tessera tune per stencil ($stencil_n evaluations)"
     "$cli" calibrate --backend cuda 2>&1 | tee "$results/calibrate-stencils.txt"
     timeout 120 "$build/tests/bench_naive_heat3d" 512 2>&1 | tee "$results/naive-heat3d.txt" || failures+=("naive heat3d")
-    # "OP SHAPE DTYPE [PINNED]" entries separated by commas; PINNED goes to --fix.
+    # "OP SHAPE DTYPE [PINNED]" entries separated by commas; PINNED (NAME=VALUE items joined
+    # by "+") goes to --fix.
     stencil_list=${TESSERA_SUITE_STENCILS:-"heat3d 512x512x512 f32,heat3d 512x512x512 f64,box3d27 512x512x512 f32,\
 star3d25 512x512x512 f32,varcoef3d 512x512x512 f32,hdiff 80x256x256 f32,hdiff 80x512x512 f32,\
 heat2d 8192x8192 f32,advect2d 8192x8192 f32,heat3d4 512x512x512 f32,heat3d4 512x512x512 f32 time_block=2,\
-heat3d4 512x512x512 f32 time_block=4"}
+heat3d4 512x512x512 f32 time_block=4,heat3d4 512x512x512 f32 time_block=4+ppt_x=2"}
     IFS=, read -ra stencils <<< "$stencil_list"
     for spec in "${stencils[@]}"; do
         set -- $spec
         fix=${4:-}
+        fix=${fix//+/,}
         name="stencil-$1-$2-$3${fix:+-${fix//[=,]/}}"
         timeout 150 "$cli" tune "$1" --shape "$2" --dtype "$3" --backend cuda --budget $stencil_n --transfer off \
             ${fix:+--fix "$fix"} --db "$results/stencils.db" --json > "$results/$name.json" 2> "$results/$name.err" ||
