@@ -106,10 +106,12 @@ static void worker_main(const tess_backend_ops *be, const tess_device *dev, int 
     }
 }
 
-/* A worker's exit with everything it started (async-signal-safe). */
+/* A worker's exit with everything it started (async-signal-safe); only
+ * ever the worker's own group. */
 static void stop_group(int sig) {
     (void)sig;
-    kill(0, SIGKILL);
+    if (getpgrp() == getpid()) kill(0, SIGKILL);
+    _exit(1);
 }
 
 static tess_status worker_start(tess_compile_pool *p, worker *w) {
@@ -140,12 +142,13 @@ static tess_status worker_start(tess_compile_pool *p, worker *w) {
         /* Its own group, so that stopping it also stops the compilers it
          * runs; out of the terminal's group, it learns of the parent's end
          * (Ctrl-C included) from the death signal and takes its group along. */
-        setpgid(0, 0);
-        signal(SIGTERM, stop_group);
+        if (setpgid(0, 0) == 0) {
+            signal(SIGTERM, stop_group);
 #ifdef __linux__
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
 #endif
-        if (getppid() != parent) stop_group(SIGTERM);   /* the parent ended before the line above */
+            if (getppid() != parent) stop_group(SIGTERM);   /* the parent ended before the line above */
+        }
         worker_main(p->be, &p->dev, req[0], resp[1]);
         _exit(0);
     }
