@@ -81,6 +81,9 @@ typedef struct tess_tune_options {
     int full_timing;
     /* Parameters pinned to one value ("name=value,..."); NULL: none. */
     const char *fix;
+    /* Seconds a kernel may compile before it is stopped and counts as a
+     * compile error; 0: the default (60), < 0: no limit. */
+    double compile_timeout_s;
     tess_progress_fn progress;  /* called after each result; may be NULL */
     void *progress_user;
 } tess_tune_options;

@@ -213,6 +213,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     tess_evaluator *ev;
     tess_hw_options hw = tess_hw_options_default();
     hw.seed = opt.seed;
+    hw.compile_timeout_s = opt.compile_timeout_s;
     if (opt.full_timing) hw.race_factor = 0;
     st = tess_evaluator_create_hw(s.op, &s.task, s.be, &s.device, &hw, &ev);
     if (st) return st;

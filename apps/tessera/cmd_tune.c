@@ -15,7 +15,7 @@ static void help(void) {
     printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64] [--backend cpu|cuda]\n"
            "                       [--strategy NAME] [--budget N] [--seconds S] [--window W]\n"
            "                       [--batch N] [--seed K] [--transfer off|auto|PATH] [--fix NAME=VALUE,...]\n"
-           "                       [--db PATH] [--json]\n\n"
+           "                       [--compile-timeout S] [--db PATH] [--json]\n\n"
            "Tunes operator OP on a shape: each candidate config is generated, compiled,\n"
            "verified against the reference and timed; every result is committed to the\n"
            "records database as it arrives. The template's default config is measured\n"
@@ -32,6 +32,8 @@ static void help(void) {
            "  --transfer   warm start from similar tuned tasks: auto (this database, the\n"
            "               default), off, or another records database or exported .jsonl\n"
            "  --fix        search only configs with these values (for example time_block=4)\n"
+           "  --compile-timeout  seconds a kernel may compile before it counts as a compile\n"
+           "               error (default 60; 0: no limit)\n"
            "  --db         records database (default $TESSERA_DB or\n"
            "               $XDG_DATA_HOME/tessera/records.db)\n"
            "  --json       print one JSON object instead of the table\n",
@@ -121,7 +123,7 @@ static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void
         {"seed", required_argument, 0, 'k'},    {"db", required_argument, 0, 'd'},
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
         {"transfer", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
-        {"fix", required_argument, 0, 'f'},
+        {"fix", required_argument, 0, 'f'},     {"compile-timeout", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     long v;
     optind = 1;
@@ -157,6 +159,12 @@ static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void
         case 'T':
             if (!cli_parse_double(cmd, "--seconds", optarg, 0.001, &a->opt.seconds)) return EXIT_USAGE;
             break;
+        case 'C': {
+            double s;
+            if (!cli_parse_double(cmd, "--compile-timeout", optarg, 0, &s)) return EXIT_USAGE;
+            a->opt.compile_timeout_s = s > 0 ? s : -1;   /* the option's 0 is "no limit" */
+            break;
+        }
         case 'h': usage(); return -1;
         case ':': return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -202,11 +210,13 @@ int cmd_tune(int argc, char **argv) {
 
 static void record_help(void) {
     printf("usage: tessera record OP --output FILE.jsonl [--shape S] [--dtype T] [--backend B]\n"
-           "                         [--budget N] [--seed K] [--fix NAME=VALUE,...] [--db PATH]\n\n"
+           "                         [--budget N] [--seed K] [--fix NAME=VALUE,...] [--compile-timeout S]\n"
+           "                         [--db PATH]\n\n"
            "Measures a whole space (or, when it has more than N legal configs, a uniform random\n"
            "sample of N, default 2000) on this machine's hardware, records every result, and\n"
            "exports the task's records as JSON lines, which `tessera bench search` replays.\n"
-           "--fix measures only the configs with the given values.\n");
+           "--fix measures only the configs with the given values; --compile-timeout is the\n"
+           "seconds a kernel may compile before it counts as a compile error (default 60, 0: none).\n");
 }
 
 int cmd_record(int argc, char **argv) {

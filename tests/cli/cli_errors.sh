@@ -25,6 +25,7 @@ expect 2 "out of range" -- "$tessera" tune heat3d --shape 0x4x4
 expect 2 "needs a 3D shape" -- "$tessera" tune heat3d --shape 64x64
 expect 2 "unknown dtype 'f7'" -- "$tessera" tune heat3d --dtype f7
 expect 2 "--budget expects an integer" -- "$tessera" tune heat3d --budget many
+expect 2 "--compile-timeout" -- "$tessera" tune heat3d --compile-timeout -5
 expect 2 "unknown option '--frob'" -- "$tessera" tune heat3d --frob
 expect 2 "unknown strategy 'psychic'" -- "$tessera" tune heat3d --shape 8x8x8 --strategy psychic --budget 2
 expect 2 "unknown backend 'tpu'" -- "$tessera" tune heat3d --backend tpu
