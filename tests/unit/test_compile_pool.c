@@ -25,7 +25,17 @@ static tess_status scripted_compile(const tess_device *dev, const tess_kernel_so
     return bin->data ? TESS_OK : tess_error(TESS_ERR_NOMEM, "binary");
 }
 
+/* A batch: each script in turn. */
+static void scripted_batch(const tess_device *dev, const tess_kernel_source *src, int n, tess_compile_result *out) {
+    for (int i = 0; i < n; i++) {
+        memset(&out[i], 0, sizeof out[i]);
+        out[i].status = scripted_compile(dev, &src[i], &out[i].binary, &out[i].log);
+    }
+}
+
 static const tess_backend_ops scripted = {.name = "scripted", .compile = scripted_compile};
+static const tess_backend_ops scripted_batches = {
+    .name = "scripted", .compile = scripted_compile, .compile_batch = scripted_batch};
 
 static void submit(tess_compile_pool *p, const char *script, int tag) {
     tess_kernel_source src;
@@ -90,6 +100,32 @@ int main(void) {
     expect(p, 7, TESS_OK, NULL);
     tess_compiled none;
     CHECK(tess_compile_pool_next(p, &none) == TESS_ERR_NOTFOUND);
+    tess_compile_pool_destroy(p);
+
+    /* Batches of two: a batch has the timeout per job, and a stopped batch
+     * fails all its jobs; the other batch is answered. */
+    CHECK_OK(tess_compile_pool_create(&scripted_batches, &dev, 2, &p));
+    if (!p) return check_finish("test_compile_pool");
+    tess_compile_pool_set_batch(p, 2);
+    tess_compile_pool_set_timeout(p, 0.5);
+    t0 = tess_now();
+    submit(p, "sleep 60", 10);
+    submit(p, "after the sleep", 11);
+    submit(p, "other", 12);
+    submit(p, "batch", 13);
+    int ok = 0, stopped = 0;
+    for (int i = 0; i < 4; i++) {
+        tess_compiled c;
+        CHECK_OK(tess_compile_pool_next(p, &c));
+        if (c.status == TESS_OK) ok |= 1 << c.tag;
+        else if (c.log && strstr(c.log, "ran past 1 s")) stopped |= 1 << c.tag;
+        tess_compiled_free(&c);
+    }
+    CHECK_MSG(ok == (1 << 12 | 1 << 13) && stopped == (1 << 10 | 1 << 11), "answered %#x, stopped %#x", ok, stopped);
+    waited = tess_now() - t0;
+    CHECK_MSG(waited >= 0.9 && waited < 10, "batch stopped after %.1f s", waited);
+    submit(p, "fresh", 14);
+    expect(p, 14, TESS_OK, NULL);
     tess_compile_pool_destroy(p);
     return check_finish("test_compile_pool");
 }
