@@ -162,15 +162,20 @@ static tess_status worker_start(tess_compile_pool *p, worker *w) {
     return TESS_OK;
 }
 
-static void worker_stop(worker *w) {
-    if (w->pid <= 0) return;
+/* Stops w with its process group (a worker that died already keeps its exit
+ * status); true when that status was read into *wstatus (may be NULL). */
+static bool worker_stop(worker *w, int *wstatus) {
+    if (w->pid <= 0) return false;
     close(w->to_worker);
     close(w->from_worker);
     kill(-w->pid, SIGKILL);   /* the parent made the group before it returned the worker */
-    waitpid(w->pid, NULL, 0);
+    int status = 0;
+    bool waited = waitpid(w->pid, &status, 0) == w->pid;
+    if (waited && wstatus) *wstatus = status;
     w->pid = 0;
     w->to_worker = w->from_worker = -1;
     w->njobs = 0;
+    return waited;
 }
 
 tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_device *dev,
@@ -204,7 +209,7 @@ tess_status tess_compile_pool_create(const tess_backend_ops *be, const tess_devi
 
 void tess_compile_pool_destroy(tess_compile_pool *p) {
     if (!p) return;
-    for (int i = 0; i < p->nworkers; i++) worker_stop(&p->workers[i]);
+    for (int i = 0; i < p->nworkers; i++) worker_stop(&p->workers[i], NULL);
     for (int i = 0; i < p->qlen; i++) free(p->queue[(p->qhead + i) % p->qcap].src.code);
     for (int i = 0; i < p->nready; i++) tess_compiled_free(&p->ready[i]);
     free(p->ready);
@@ -273,7 +278,7 @@ static tess_status dispatch(tess_compile_pool *p) {
         int n = (p->qlen + idle - 1) / idle;
         if (n > p->max_batch) n = p->max_batch;
         if (!send_jobs(p, w, n)) {
-            worker_stop(w);
+            worker_stop(w, NULL);
             tess_status st = worker_start(p, w);
             if (st) return st;
             i--;
@@ -337,17 +342,15 @@ static tess_status collect(tess_compile_pool *p, worker *w) {
     if (st) return st;
     bool alive = true;
     char why[128] = "closed its pipe";
-    for (int k = 0; k < w->njobs; k++) {
+    int njobs = w->njobs;
+    for (int k = 0; k < njobs; k++) {
         tess_compiled *out = &p->ready[p->nready++];
         memset(out, 0, sizeof *out);
         out->tag = w->tags[k];
         if (alive && read_answer(w, out)) continue;
         if (alive) {
             int wstatus = 0;
-            close(w->to_worker);
-            close(w->from_worker);
-            if (waitpid(w->pid, &wstatus, 0) == w->pid) tess_describe_exit(wstatus, why, sizeof why);
-            w->pid = 0;
+            if (worker_stop(w, &wstatus)) tess_describe_exit(wstatus, why, sizeof why);
             alive = false;
         }
         char msg[256];
@@ -355,7 +358,7 @@ static tess_status collect(tess_compile_pool *p, worker *w) {
         out->status = TESS_ERR_COMPILE;
         out->log = strdup(msg);
     }
-    p->in_flight -= w->njobs;
+    p->in_flight -= njobs;
     w->njobs = 0;
     return alive ? TESS_OK : worker_start(p, w);
 }
@@ -377,7 +380,7 @@ static tess_status expire(tess_compile_pool *p, worker *w) {
         out->log = strdup(msg);
     }
     p->in_flight -= w->njobs;
-    worker_stop(w);
+    worker_stop(w, NULL);
     return worker_start(p, w);
 }
 

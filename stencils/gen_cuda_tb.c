@@ -52,7 +52,7 @@ typedef enum {
     BANDS_NONE    /* neither: passes whose planes all lie off the bands along z */
 } tb_bands;
 
-/* Where the expressions of one level and row of a thread are printed, in
+/* Where the expressions of one level and point of a thread are printed, in
  * which phase of the queues' rotation. */
 typedef struct tb_ctx {
     const tess_cuda_plan *p;
@@ -62,11 +62,11 @@ typedef struct tb_ctx {
 
 static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
 
-/* Columns of a shared tile left of the block's tile: LO_X rounded up to
- * PX, so that a thread's points lie in one aligned vector (the compiler
- * merges their loads and stores). */
-static int pad_left(const tess_cuda_plan *p) { return (p->s->lo[2] + p->px - 1) / p->px * p->px; }
-static int pad_right(const tess_cuda_plan *p) { return (p->s->hi[2] + p->px - 1) / p->px * p->px; }
+/* Columns of a shared tile's halo: LO_X left and HI_X right of the block's
+ * tile, rounded up to PX, so that a thread's points lie in one aligned
+ * vector (the compiler merges their loads and stores). */
+static int halo_columns(const tess_cuda_plan *p, int reach) { return (reach + p->px - 1) / p->px * p->px; }
+static int pad_left(const tess_cuda_plan *p) { return halo_columns(p, p->s->lo[2]); }
 
 int tess_cuda_tb_buffers(int time_block) { return time_block % 2 ? time_block : 2; }
 
@@ -290,7 +290,8 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                           "#define OUT_W (TX - TB * (LO_X + HI_X))\n#define OUT_H (TY - TB * (LO_Y + HI_Y))\n"
                           "/* Shared tiles: the block's tile and a halo that only edge points read\n"
                           " * (along x whole vectors of PX points). */\n"
-                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (%d + TX + %d)\n", tb, pad_left(p), pad_right(p));
+                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (%d + TX + %d)\n", tb, pad_left(p),
+                          halo_columns(p, s->hi[2]));
     emit_band_macros(b, s);
     tess_strbuf_puts(b, "\n/* TB updates of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
     tess_cuda_emit_params(b, p, false);

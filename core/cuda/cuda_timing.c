@@ -5,8 +5,9 @@
  * host; with several launches per sample, not the events' either).
  *
  * Launch k (counted over all the samples) uses buffer set k % nsets, which
- * defeats warm caches when the working set fits in L2. While the GPU works, NVML power samples are
- * taken (when a metrics struct asks for them and NVML is present).
+ * defeats warm caches when the working set fits in L2. While the GPU works,
+ * NVML power samples are taken (when a metrics struct asks for them and NVML
+ * is present).
  */
 #include <time.h>
 #include "cuda_internal.h"

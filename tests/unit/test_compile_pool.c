@@ -10,12 +10,13 @@
 #include "core/types.h"
 
 /* The source is a script: "sleep S" sleeps S seconds first; "fail" fails;
- * the binary is the source text. */
+ * "die" ends the worker; the binary is the source text. */
 static tess_status scripted_compile(const tess_device *dev, const tess_kernel_source *src, tess_blob *bin,
                                     char **log) {
     (void)dev;
     unsigned seconds = 0;
     if (sscanf(src->code, "sleep %u", &seconds) == 1) sleep(seconds);
+    if (strcmp(src->code, "die") == 0) _exit(3);
     if (strcmp(src->code, "fail") == 0) {
         *log = strdup("scripted failure");
         return tess_error(TESS_ERR_COMPILE, "scripted failure");
@@ -68,6 +69,12 @@ int main(void) {
     submit(p, "fail", 1);
     expect(p, 1, TESS_ERR_COMPILE, "scripted failure");
     expect(p, 0, TESS_OK, NULL);
+
+    /* A worker that dies: its job says so, and a new worker takes the next. */
+    submit(p, "die", 8);
+    expect(p, 8, TESS_ERR_COMPILE, "died (exited with status 3)");
+    submit(p, "after", 9);
+    expect(p, 9, TESS_OK, NULL);
 
     /* A compile past the timeout is stopped; the other worker's job is not. */
     tess_compile_pool_set_timeout(p, 1.0);
