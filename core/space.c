@@ -27,11 +27,13 @@ typedef struct param {
     int default_index;
     bool log_scale;         /* all values positive: encode by log position */
     double enc_lo, enc_hi;  /* log range used by the encoding */
+    int absent_index;       /* optional: the value a config text that leaves it out means; -1 if required */
 } param;
 
 typedef struct constraint {
     tess_constraint_fn fn;
     void *user;
+    bool owned;   /* user is the space's copy */
     char *what;
 } constraint;
 
@@ -74,7 +76,10 @@ void tess_space_destroy(tess_space *s) {
             for (int j = 0; j < s->p[i].n; j++) free(s->p[i].labels[j]);
         free(s->p[i].labels);
     }
-    for (int i = 0; i < s->ncons; i++) free(s->cons[i].what);
+    for (int i = 0; i < s->ncons; i++) {
+        free(s->cons[i].what);
+        if (s->cons[i].owned) free(s->cons[i].user);
+    }
     free(s->cons);
     free(s->points);
     tess_config_set_destroy(s->point_set);
@@ -133,6 +138,7 @@ static tess_status commit_param(tess_space *s, param *q, const char *name, int n
     snprintf(q->name, sizeof q->name, "%s", name);
     q->n = n;
     q->default_index = default_index;
+    q->absent_index = -1;
     finish_param(q);
     s->np++;
     drop_legal_cache(s);
@@ -219,9 +225,7 @@ tess_status tess_space_add_labels(tess_space *s, const char *name, int n,
     return commit_param(s, q, name, n, default_index);
 }
 
-tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
-                                      const char *what) {
-    if (!s || !fn) return tess_error(TESS_ERR_ARG, "space: NULL space or constraint function");
+static tess_status add_constraint(tess_space *s, tess_constraint_fn fn, void *user, bool owned, const char *what) {
     if (s->ncons == s->cap_cons) {
         int cap = s->cap_cons ? 2 * s->cap_cons : 8;
         constraint *c = realloc(s->cons, (size_t)cap * sizeof *c);
@@ -231,9 +235,33 @@ tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void
     }
     char *w = strdup(what ? what : "constraint");
     if (!w) return tess_error(TESS_ERR_NOMEM, "space: no memory for a constraint");
-    s->cons[s->ncons++] = (constraint){fn, user, w};
+    s->cons[s->ncons++] = (constraint){fn, user, owned, w};
     drop_legal_cache(s);
     return TESS_OK;
+}
+
+tess_status tess_space_set_optional(tess_space *s, const char *name) {
+    int p = tess_space_param_index(s, name);
+    if (p < 0) return tess_error(TESS_ERR_ARG, "space: no parameter '%s' to make optional", name ? name : "(null)");
+    s->p[p].absent_index = s->p[p].default_index;
+    return TESS_OK;
+}
+
+tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
+                                      const char *what) {
+    if (!s || !fn) return tess_error(TESS_ERR_ARG, "space: NULL space or constraint function");
+    return add_constraint(s, fn, user, false, what);
+}
+
+tess_status tess_space_add_constraint_copy(tess_space *s, tess_constraint_fn fn, const void *data, size_t size,
+                                           const char *what) {
+    if (!s || !fn || !data || !size) return tess_error(TESS_ERR_ARG, "space: NULL space, constraint or data");
+    void *copy = malloc(size);
+    if (!copy) return tess_error(TESS_ERR_NOMEM, "space: no memory for a constraint's data");
+    memcpy(copy, data, size);
+    tess_status st = add_constraint(s, fn, copy, true, what);
+    if (st) free(copy);
+    return st;
 }
 
 static bool in_range(const tess_space *s, const tess_config *c) {
@@ -540,7 +568,8 @@ tess_status tess_config_format(const tess_space *s, const tess_config *c, char *
             snprintf(value, sizeof value, "%s", q->labels[c->v[p]]);
         else
             format_number(q->values[c->v[p]], value, sizeof value);
-        int w = snprintf(buf + used, len - used, "%s%s=%s", p ? "," : "", q->name, value);
+        if (c->v[p] == q->absent_index) continue;
+        int w = snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "", q->name, value);
         if (w < 0 || (size_t)w >= len - used)
             return tess_error(TESS_ERR_ARG, "config format: buffer of %zu bytes is too small", len);
         used += (size_t)w;
@@ -630,8 +659,10 @@ tess_status tess_config_parse(const tess_space *s, const char *text, tess_config
     bool seen[TESS_MAX_PARAMS];
     tess_status st = parse_items(s, text, &c, seen);
     if (st) return st;
-    for (int p = 0; p < s->np; p++)
-        if (!seen[p]) return tess_error(TESS_ERR_ARG, "config '%s': parameter '%s' is missing", text, s->p[p].name);
+    for (int p = 0; p < s->np; p++) {
+        if (!seen[p] && s->p[p].absent_index >= 0) c.v[p] = (uint16_t)s->p[p].absent_index;
+        else if (!seen[p]) return tess_error(TESS_ERR_ARG, "config '%s': parameter '%s' is missing", text, s->p[p].name);
+    }
     const char *why = tess_space_violation(s, &c);
     if (why) return tess_error(TESS_ERR_ARG, "config '%s' is not legal: %s", text, why);
     *out = c;

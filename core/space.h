@@ -42,10 +42,19 @@ tess_status tess_space_add_pow2(tess_space *s, const char *name, long lo, long h
 /* Adds a categorical parameter; its numeric value is the label index. */
 tess_status tess_space_add_labels(tess_space *s, const char *name, int n,
                                   const char *const *labels, int default_index);
+/* Makes a parameter optional: a config text that leaves it out means its
+ * default value, and formatting leaves that value out. For parameters added
+ * to a space after configs of it were recorded: their default must be the
+ * behaviour before. */
+tess_status tess_space_set_optional(tess_space *s, const char *name);
 /* Adds a constraint. `what` describes it for messages (e.g. "block_x*block_y <= 1024").
  * The user pointer is borrowed and must outlive the space. */
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
                                       const char *what);
+/* The same with a copy of `size` bytes at data as the user pointer: the
+ * space owns it (for constraints that depend on the device as well). */
+tess_status tess_space_add_constraint_copy(tess_space *s, tess_constraint_fn fn, const void *data, size_t size,
+                                           const char *what);
 /* Pins parameters to one value each ("name=value,..."): configs with any
  * other value are illegal, and the pinned value becomes the default. */
 tess_status tess_space_pin(tess_space *s, const char *text);
@@ -99,9 +108,11 @@ tess_status tess_space_neighbors(const tess_space *s, const tess_config *c,
 int tess_space_nfeatures(const tess_space *s);
 void tess_space_encode(const tess_space *s, const tess_config *c, double *features);
 
-/* "name=value,name=value" (labels for categorical parameters). */
+/* "name=value,name=value" (labels for categorical parameters; optional
+ * parameters at their default left out). */
 tess_status tess_config_format(const tess_space *s, const tess_config *c, char *buf, size_t len);
-/* Parses the format above; every parameter must be given, with a legal value. */
+/* Parses the format above; every parameter but optional ones must be given,
+ * with a legal value. */
 tess_status tess_config_parse(const tess_space *s, const char *text, tess_config *out);
 
 bool tess_config_equal(const tess_config *a, const tess_config *b);

@@ -15,7 +15,7 @@
 enum { P3_BX, P3_BY, P3_BZ, P3_PX, P3_PY, P3_VEC, P3_STREAM, P3_CHUNK, P3_STAGING, P3_UNROLL, P3_MINB, P3_TB };
 enum { P2_BX, P2_BY, P2_PX, P2_PY, P2_VEC, P2_STAGING, P2_MINB };
 
-static const char *const staging_labels[] = {"ldg", "shared"};
+static const char *const staging_labels[] = {"ldg", "shared", "async"};
 
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim) {
     tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
@@ -44,6 +44,12 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
         lim->tb_tile_bytes += tess_cuda_tb_planes(s, g, planes) * size;
         lim->tb_queue += lim->zring;
     }
+    for (int f = 0; s->rank == 3 && f < s->nfields; f++) {
+        if (!use[f].offcol || s->field[f].rank != 3) continue;
+        lim->ring_bytes += (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
+        lim->ring_fields++;
+    }
+    tess_cuda_ring_reach(s, &lim->ring_lo, &lim->ring_hi);
 }
 
 /* ---- the space ------------------------------------------------------------------ */
@@ -79,11 +85,31 @@ static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, int tb, double
            tb * px * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
 }
 
+/* The constraints' copy of the limits, with what depends on the device. */
+typedef struct cuda_rules {
+    tess_stencil_cuda_limits lim;
+    double ring_smem;   /* staging=async: shared memory a block may have */
+    int prefetch_at;    /* the position of prefetch; -1 without staging=async */
+} cuda_rules;
+
+/* staging=async: the ring of tiles, its planes read and those in flight. */
+static bool fits_ring(const cuda_rules *rules, double bx, double by, double px, double py, double vec,
+                      double prefetch) {
+    const tess_stencil_cuda_limits *lim = &rules->lim;
+    double w = bx * px * vec + round_up_d(lim->lo_x, vec) + round_up_d(lim->hi_x, vec);
+    double slots = lim->ring_lo + lim->ring_hi + prefetch + 1;
+    return (by * py + lim->halo_y) * w * slots * lim->ring_bytes + 16 * lim->ring_fields <= rules->ring_smem;
+}
+
 static bool legal3(const double *v, void *user) {
-    const tess_stencil_cuda_limits *lim = user;
+    const cuda_rules *rules = user;
+    const tess_stencil_cuda_limits *lim = &rules->lim;
     if (!legal_threads(v[P3_BX] * v[P3_BY] * v[P3_BZ], v[P3_MINB])) return false;
     int tb = lim->steps > 1 ? (int)v[P3_TB] : 1;
     if (lim->steps % tb != 0 || lim->steps / tb > TESS_MAX_LAUNCHES) return false;
+    double prefetch = rules->prefetch_at >= 0 ? v[rules->prefetch_at] : 1;
+    bool async = v[P3_STAGING] == 2;
+    if (!async && prefetch != 1) return false;
     if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
         return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] <= 2 && v[P3_VEC] == 1 &&
                fits_time_blocks(lim, tb, v[P3_BX], v[P3_PX], v[P3_BY] * v[P3_PY], v[P3_PY]);
@@ -91,12 +117,13 @@ static bool legal3(const double *v, void *user) {
         return v[P3_CHUNK] == 4 && v[P3_STAGING] == 0 && v[P3_UNROLL] == 1;
     if (v[P3_BZ] != 1 || v[P3_UNROLL] > v[P3_CHUNK]) return false;
     if (v[P3_UNROLL] > 4 && v[P3_PX] * v[P3_PY] * v[P3_VEC] * v[P3_UNROLL] > TESS_STENCIL_CUDA_TURN_MAX) return false;
+    if (async) return fits_ring(rules, v[P3_BX], v[P3_BY], v[P3_PX], v[P3_PY], v[P3_VEC], prefetch);
     return v[P3_STAGING] == 0 ||
            (lim->staged_bytes > 0 && fits_shared(lim, v[P3_BX], v[P3_BY], v[P3_PX], v[P3_PY], v[P3_VEC], 2));
 }
 
 static bool legal2(const double *v, void *user) {
-    const tess_stencil_cuda_limits *lim = user;
+    const tess_stencil_cuda_limits *lim = &((const cuda_rules *)user)->lim;
     if (!legal_threads(v[P2_BX] * v[P2_BY], v[P2_MINB])) return false;
     return v[P2_STAGING] == 0 ||
            (lim->staged_bytes > 0 && fits_shared(lim, v[P2_BX], v[P2_BY], v[P2_PX], v[P2_PY], v[P2_VEC], 1));
@@ -104,7 +131,6 @@ static bool legal2(const double *v, void *user) {
 
 tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, const tess_device *dev,
                                     const tess_stencil_cuda_limits *lim, tess_space **out) {
-    (void)dev;
     *out = NULL;
     tess_status st = tess_gen_check_task(s, t);
     if (st) return st;
@@ -153,21 +179,31 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
         st = tess_space_add(sp, "stream", 2, (const double[]){0, 1}, 1);
         if (!st) st = tess_space_add_pow2(sp, "chunk", 4, zmax, chunk);
     }
-    if (!st) st = tess_space_add_labels(sp, "staging", 2, staging_labels, blocked || wide);
+    /* A ring of tiles filled by asynchronous copies needs sm_80 (cp.async). */
+    bool async = s->rank == 3 && lim->ring_bytes > 0 && dev->cc_major >= 8 && dev->smem_per_block_optin > 0;
+    if (!st) st = tess_space_add_labels(sp, "staging", async ? 3 : 2, staging_labels, blocked || wide);
     if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", nunroll, unroll, 0);
     if (!st) st = tess_space_add(sp, "min_blocks", 4, minb, 0);
     if (!st && s->rank == 3 && s->steps > 1)
         st = tess_space_add(sp, "time_block", 4, (const double[]){1, 2, 4, 8}, tb_default == 8 ? 3 : tb_default / 2);
+    cuda_rules rules = {.lim = *lim, .ring_smem = (double)dev->smem_per_block_optin, .prefetch_at = -1};
+    if (!st && async) {
+        rules.prefetch_at = tess_space_nparams(sp);
+        st = tess_space_add(sp, "prefetch", 4, (const double[]){1, 2, 3, 4}, 0);
+        if (!st) st = tess_space_set_optional(sp, "prefetch");   /* configs recorded before it stay readable */
+    }
     static const char rules3[] =
         "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, unroll=1; "
         "stream=1 needs block_z=1, unroll <= chunk, and unroll > 4 at most 40 points x planes per turn; staged "
         "tiles (two buffers) fit 48 KiB; time_block divides steps into at most 4 launches and needs stream=1, "
         "staging=shared, unroll <= 2, vec=1, a tile wider and taller than time_block halos, its tiles "
-        "fitting 48 KiB and its register queues 128 values";
+        "fitting 48 KiB and its register queues 128 values; staging=async needs stream=1 and its ring (the "
+        "planes a step reads and prefetch more) fitting the device's shared memory per block; prefetch > 1 only "
+        "with staging=async";
     static const char rules2[] = "32 <= threads <= 1024, threads x min_blocks <= 2048; staged tiles fit 48 KiB";
     if (!st)
-        st = tess_space_add_constraint(sp, s->rank == 3 ? legal3 : legal2, (void *)lim,
-                                       s->rank == 3 ? rules3 : rules2);
+        st = tess_space_add_constraint_copy(sp, s->rank == 3 ? legal3 : legal2, &rules, sizeof rules,
+                                            s->rank == 3 ? rules3 : rules2);
     tess_config dflt;
     tess_space_default(sp, &dflt);
     if (!st && !tess_space_valid(sp, &dflt))
@@ -225,6 +261,29 @@ static void emit_vector_helpers(tess_strbuf *b, const char *type, int vec) {
 
 static int round_up(int v, int m) { return (v + m - 1) / m * m; }
 
+long tess_cuda_ring_field_bytes(const tess_cuda_plan *p, int f) {
+    const tess_spec *s = p->s;
+    long tile_h = (long)p->by * p->py + s->lo[s->rank - 2] + s->hi[s->rank - 2];
+    long tile_w = p->padx + (long)p->bx * p->px * p->vec + p->padr;
+    long slots = p->ring_lo + p->ring_hi + p->prefetch + 1;
+    long bytes = slots * tile_h * tile_w * (long)tess_dtype_size(tess_spec_field_dtype(s, f, p->t->dtype));
+    return (bytes + 15) / 16 * 16;
+}
+
+/* Asynchronous copies (sm_80 and later) of 4, 8 or 16 bytes, aligned to
+ * their size, from global into shared memory, in groups. */
+static void emit_async_helpers(tess_strbuf *b) {
+    tess_strbuf_puts(b, "/* Asynchronous copies into shared memory, in groups: commit closes a group, a\n"
+                        " * wait leaves at most n of the last groups in flight. */\n");
+    for (int bytes = 4; bytes <= 16; bytes *= 2)
+        tess_strbuf_printf(b, "static __device__ __forceinline__ void tess_cp%d(void *s, const void *g) {\n"
+                              "    asm volatile(\"cp.async.%s.shared.global [%%0], [%%1], %d;\\n\" ::\n"
+                              "                 \"r\"((unsigned)__cvta_generic_to_shared(s)), \"l\"(g));\n}\n",
+                           bytes, bytes == 16 ? "cg" : "ca", bytes);
+    tess_strbuf_puts(b, "static __device__ __forceinline__ void tess_cp_commit(void) { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\n"
+                        "#define tess_cp_wait(n) asm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(n) : \"memory\")\n\n");
+}
+
 static void emit_macros(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     int r = s->rank;
@@ -245,6 +304,15 @@ static void emit_macros(tess_strbuf *b, const tess_cuda_plan *p) {
                             "#define TILE_H (TY + LO_Y + HI_Y)\n#define TILE_W (PADX + TXV + PADR)\n"
                             "#define HALO (TILE_H * TILE_W - TY * TXV)\n"
                             "#define HALO_PER_THREAD ((HALO + BX * BY - 1) / (BX * BY))\n");
+    if (p->async)
+        tess_strbuf_printf(b, "/* The ring of tiles: planes z - RING_LO .. z + RING_HI, which step z reads, and\n"
+                              " * PREFETCH planes in flight; plane z + AHEAD is fetched during step z. */\n"
+                              "#define RING_LO %d\n#define RING_HI %d\n#define PREFETCH %d\n"
+                              "#define RING (RING_LO + RING_HI + PREFETCH + 1)\n#define AHEAD (RING_HI + PREFETCH)\n"
+                              "#define RING_SLOT(k) (s0__ + (k) < RING ? s0__ + (k) : s0__ + (k) - RING)\n"
+                              "#define COPIES (TILE_H * (TILE_W / VEC))   /* vectors per tile */\n"
+                              "#define COPIES_PER_THREAD ((COPIES + BX * BY - 1) / (BX * BY))\n",
+                           p->ring_lo, p->ring_hi, p->prefetch);
     tess_strbuf_printf(b, "\ntypedef %s idx_t;\n", total < (1LL << 31) ? "int" : "long long");
     if (r == 3)
         tess_strbuf_puts(b, "#define IDX(z, y, x) (((idx_t)(z) * NY + (y)) * NX + (x))\n"
@@ -277,6 +345,7 @@ static void emit_macros(tess_strbuf *b, const tess_cuda_plan *p) {
     if (types[0]) emit_vector_helpers(b, "float", p->vec);
     if (types[1]) emit_vector_helpers(b, "double", p->vec);
     tess_strbuf_puts(b, "\n");
+    if (p->async) emit_async_helpers(b);
 }
 
 /* One __global__ entry per launch, each running time_block steps; launch k
@@ -323,6 +392,8 @@ static void geometry(const tess_cuda_plan *p, tess_launch *l) {
     l->grid[1] = (unsigned)((n[r - 2] + ty - 1) / ty);
     l->grid[2] = r == 2 ? 1 : (unsigned)((n[0] + (p->stream ? p->chunk : p->bz) - 1) / (p->stream ? p->chunk : p->bz));
     l->shared_bytes = 0;
+    for (int f = 0; p->async && f < p->s->nfields; f++)
+        if (p->staged[f]) l->shared_bytes += (unsigned)tess_cuda_ring_field_bytes(p, f);
 }
 
 tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const tess_space *sp,
@@ -346,9 +417,13 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     p.chunk = p.stream ? tess_gen_param(sp, c, "chunk") : 1;
     p.unroll = p.stream ? tess_gen_param(sp, c, "unroll") : 1;
     p.min_blocks = tess_gen_param(sp, c, "min_blocks");
-    p.shared = strcmp(tess_gen_label(sp, c, "staging"), "shared") == 0 && (s->rank == 2 || p.stream);
+    const char *staging = tess_gen_label(sp, c, "staging");
+    p.async = strcmp(staging, "async") == 0 && p.stream;
+    p.shared = (strcmp(staging, "shared") == 0 && (s->rank == 2 || p.stream)) || p.async;
+    p.prefetch = p.async ? tess_gen_param(sp, c, "prefetch") : 1;
+    if (p.async) tess_cuda_ring_reach(s, &p.ring_lo, &p.ring_hi);
     if (p.bx < 1 || p.by < 1 || p.bz < 1 || p.px < 1 || p.py < 1 || p.vec < 1 || p.chunk < 1 || p.unroll < 1 ||
-        p.min_blocks < 1)
+        p.min_blocks < 1 || p.prefetch < 1)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the config lacks a cuda tunable", s->name);
     p.padx = round_up(s->lo[s->rank - 1], p.vec);
     p.padr = round_up(s->hi[s->rank - 1], p.vec);
@@ -356,13 +431,14 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     tess_cuda_uses(s, use);
     bool any_staged = false;
     for (int f = 0; f < s->nfields; f++) {
-        p.staged[f] = p.shared && use[f].plane && s->field[f].rank == s->rank;
+        p.staged[f] = p.shared && (p.async ? use[f].offcol : use[f].plane) && s->field[f].rank == s->rank;
         p.queue[f] = p.stream && use[f].centre && s->field[f].rank == 3;
         p.qlo[f] = use[f].zlo;
         p.qhi[f] = use[f].zhi;
         any_staged |= p.staged[f];
     }
     p.shared = any_staged && p.time_block == 1;
+    p.async &= p.shared;
     tess_cuda_plan_sources(&p);
     geometry(&p, &out->launch[0]);
     if (out->launch[0].grid[1] > 65535 || out->launch[0].grid[2] > 65535)

@@ -7,7 +7,9 @@
  * keeping each field's column in a register queue) and chunk (the z range
  * one block walks); staging ("ldg": neighbours through the read-only cache,
  * "shared": each plane staged in shared memory with its halo; streaming
- * only in 3D); unroll (of the z loop; with time_block > 1, 2 rotates the
+ * only in 3D; "async", 3D streaming on sm_80 and later: a ring of shared
+ * tiles of the planes read, filled by asynchronous copies running prefetch
+ * planes ahead); prefetch (with async: planes in flight); unroll (of the z loop; with time_block > 1, 2 rotates the
  * register queues instead of shifting them); min_blocks (__launch_bounds__);
  * time_block (3D, steps > 1: steps fused in one launch, see gen_cuda_tb.c).
  * Kernel ABI: __global__ void ENTRY(T0 *b0, T1 *b1, ...), one launch per
@@ -26,8 +28,8 @@
 #define TESS_STENCIL_CUDA_TURN_MAX 40
 #define TESS_STENCIL_CUDA_VEC_BYTES 16     /* the widest vector load */
 
-/* What the space's constraints need: fixed for a spec and dtype. The
- * caller keeps it alive while the space lives. */
+/* What the space's constraints need: fixed for a spec and dtype (the
+ * space keeps a copy). */
 typedef struct tess_stencil_cuda_limits {
     int rank;
     int staged_bytes;      /* bytes per staged point, summed over the staged fields */
@@ -38,6 +40,9 @@ typedef struct tess_stencil_cuda_limits {
     int zring;             /* planes a step reads along z: lo + hi + 1 */
     int tb_tile_bytes;     /* temporal blocking: shared bytes per tile point and level */
     int tb_queue;          /* temporal blocking: queued values per row and level */
+    int ring_bytes;        /* staging=async: bytes per tile point, over the fields in the ring */
+    int ring_fields;       /* staging=async: the fields in the ring */
+    int ring_lo, ring_hi;  /* staging=async: planes below and above z the ring holds */
 } tess_stencil_cuda_limits;
 
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);

@@ -14,7 +14,15 @@ typedef struct tess_cuda_use {
     bool column;     /* read off its own plane along its column */
     bool centre;     /* read anywhere on its column, centre included */
     int zlo, zhi;    /* column offsets, including the centre */
+    bool offcol;     /* read off its column, in any plane */
+    int ozlo, ozhi;  /* plane offsets of the reads off its column */
 } tess_cuda_use;
+
+/* staging=async keeps the planes z - lo .. z + hi of each field read off
+ * its column in a ring of shared tiles (a field read along its column
+ * takes its queue's top plane from there too): how far the ring reaches
+ * below and above z for the spec, over its 3D fields. */
+void tess_cuda_ring_reach(const tess_spec *s, int *lo, int *hi);
 
 void tess_cuda_uses(const tess_spec *s, tess_cuda_use use[TESS_SPEC_MAX_FIELDS]);
 
@@ -25,14 +33,21 @@ typedef struct tess_cuda_plan {
     int bx, by, bz, px, py, vec, chunk, unroll, min_blocks;
     int time_block;                      /* steps fused in one launch */
     bool stream, shared;
+    bool async;                          /* shared tiles filled by asynchronous copies, a ring of planes */
+    int prefetch;                        /* async: planes in flight past the ones a step reads */
+    int ring_lo, ring_hi;                /* async: the ring holds planes z - ring_lo .. z + ring_hi, read */
     int padx, padr;                      /* tile and window columns left / right of a vector: LO_X, HI_X rounded up to vec */
     bool staged[TESS_SPEC_MAX_FIELDS];   /* plane read from a shared tile */
     bool queue[TESS_SPEC_MAX_FIELDS];    /* column kept in registers */
     int qlo[TESS_SPEC_MAX_FIELDS], qhi[TESS_SPEC_MAX_FIELDS];
     /* Planes z+dz (index dz + TESS_CUDA_MAX_DZ) of field f read through a register window from global memory. */
     bool gwin[TESS_SPEC_MAX_FIELDS][2 * TESS_CUDA_MAX_DZ + 1];
+    /* Planes z+dz of field f read through a register window from its shared tile. */
+    bool twin[TESS_SPEC_MAX_FIELDS][2 * TESS_CUDA_MAX_DZ + 1];
 } tess_cuda_plan;
 
+/* staging=async: the bytes of field f's ring of tiles (a multiple of 16). */
+long tess_cuda_ring_field_bytes(const tess_cuda_plan *p, int f);
 /* Kernel parameters: one pointer per field (and per scratch buffer). */
 void tess_cuda_emit_params(tess_strbuf *b, const tess_cuda_plan *p, bool with_scratch);
 /* Expression printer callback for numbers; user is the plan. */

@@ -35,6 +35,11 @@ static void scan_uses(const tess_spec *s, const tess_expr *e, tess_cuda_use *use
     int r = s->rank, dz = r == 3 ? e->off[0] : 0;
     bool centre_column = e->off[r - 1] == 0 && e->off[r - 2] == 0;
     if (dz == 0 && !centre_column) u->plane = true;
+    if (!centre_column) {
+        if (!u->offcol || dz < u->ozlo) u->ozlo = dz;
+        if (!u->offcol || dz > u->ozhi) u->ozhi = dz;
+        u->offcol = true;
+    }
     if (centre_column) {
         u->centre = true;
         if (dz != 0) u->column = true;
@@ -48,6 +53,18 @@ void tess_cuda_uses(const tess_spec *s, tess_cuda_use use[TESS_SPEC_MAX_FIELDS])
     for (int i = 0; i < s->ninst; i++) scan_uses(s, s->inst[i].expr, use);
 }
 
+void tess_cuda_ring_reach(const tess_spec *s, int *lo, int *hi) {
+    tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
+    tess_cuda_uses(s, use);
+    *lo = *hi = 0;
+    for (int f = 0; s->rank == 3 && f < s->nfields; f++) {
+        if (!use[f].offcol || s->field[f].rank != 3) continue;
+        if (-use[f].ozlo > *lo) *lo = -use[f].ozlo;
+        if (use[f].ozhi > *hi) *hi = use[f].ozhi;
+        if (use[f].centre && use[f].zhi > *hi) *hi = use[f].zhi;
+    }
+}
+
 typedef enum { SRC_QUEUE, SRC_TILE, SRC_GLOBAL } source;
 
 static int ref_dz(const tess_spec *s, int f, const int *off) {
@@ -57,14 +74,22 @@ static int ref_dz(const tess_spec *s, int f, const int *off) {
 static source ref_source(const tess_cuda_plan *p, int f, const int *off) {
     int r = p->s->rank;
     if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0) return SRC_QUEUE;
-    if (p->staged[f] && ref_dz(p->s, f, off) == 0) return SRC_TILE;
+    if (p->staged[f] && (p->async || ref_dz(p->s, f, off) == 0)) return SRC_TILE;
     return SRC_GLOBAL;
+}
+
+static void mark_window(tess_cuda_plan *p, int f, const int *off) {
+    int at = ref_dz(p->s, f, off) + TESS_CUDA_MAX_DZ;
+    switch (ref_source(p, f, off)) {
+    case SRC_QUEUE: break;
+    case SRC_TILE: p->twin[f][at] = true; break;
+    case SRC_GLOBAL: p->gwin[f][at] = true; break;
+    }
 }
 
 static void mark_windows(tess_cuda_plan *p, const tess_expr *e) {
     for (int i = 0; i < e->nargs; i++) mark_windows(p, e->arg[i]);
-    if (e->kind == TESS_EXPR_REF && e->ref == TESS_REF_FIELD && ref_source(p, e->index, e->off) == SRC_GLOBAL)
-        p->gwin[e->index][ref_dz(p->s, e->index, e->off) + TESS_CUDA_MAX_DZ] = true;
+    if (e->kind == TESS_EXPR_REF && e->ref == TESS_REF_FIELD) mark_window(p, e->index, e->off);
 }
 
 /* The input a band point copies: the field an output advances, at the centre. */
@@ -73,11 +98,11 @@ static const int centre[TESS_SPEC_MAX_RANK] = {0};
 void tess_cuda_plan_sources(tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     memset(p->gwin, 0, sizeof p->gwin);
+    memset(p->twin, 0, sizeof p->twin);
     for (int i = 0; i < s->ninst; i++) mark_windows(p, s->inst[i].expr);
     for (int f = 0; f < s->nfields; f++) {
         int src = s->field[f].advances;
-        if (s->field[f].role == TESS_FIELD_OUT && src >= 0 && ref_source(p, src, centre) == SRC_GLOBAL)
-            p->gwin[src][TESS_CUDA_MAX_DZ] = true;
+        if (s->field[f].role == TESS_FIELD_OUT && src >= 0) mark_window(p, src, centre);
     }
 }
 
@@ -99,7 +124,9 @@ static void print_field(tess_strbuf *b, const tess_cuda_plan *p, int f, const in
         tess_strbuf_puts(b, "[i__][j__][v__]");
         return;
     case SRC_TILE:
-        tess_strbuf_printf(b, "%s__w[", name);
+        tess_strbuf_printf(b, "%s__w_", name);
+        dz_suffix(b, dz);
+        tess_strbuf_puts(b, "[");
         break;
     case SRC_GLOBAL:
         tess_strbuf_printf(b, "%s__g_", name);
@@ -132,16 +159,27 @@ static void print_at(tess_strbuf *b, const tess_cuda_plan *p, int f, const char 
 
 /* ---- pieces of the sweep ------------------------------------------------------------ */
 
+/* A queue topped up from the ring (staging=async) loads no plane ahead: its
+ * top plane comes from shared memory once the ring holds it. */
+static bool ring_fed(const tess_cuda_plan *p, int f) { return p->async && p->staged[f] && p->queue[f]; }
+
+static int queue_top(const tess_cuda_plan *p, int f) { return p->qhi[f] + !ring_fed(p, f); }
+
 #define LOOP_IJ "#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++)\n#pragma unroll\n%s    for (int j__ = 0; j__ < PY; j__++)\n"
 
 static void emit_queue_decls(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     for (int f = 0; f < s->nfields; f++) {
         if (!p->queue[f]) continue;
-        tess_strbuf_printf(b, "    /* Register queue: %s at planes z%+d .. z%+d of the thread's points, and z%+d,\n"
-                              "     * loaded one plane ahead. */\n    %s",
-                           s->field[f].name, p->qlo[f], p->qhi[f], p->qhi[f] + 1, tess_gen_ctype(s, f, p->t->dtype));
-        for (int dz = p->qlo[f]; dz <= p->qhi[f] + 1; dz++) {
+        if (ring_fed(p, f))
+            tess_strbuf_printf(b, "    /* Register queue: %s at planes z%+d .. z%+d of the thread's points, the top\n"
+                                  "     * one from the ring. */\n    %s",
+                               s->field[f].name, p->qlo[f], p->qhi[f], tess_gen_ctype(s, f, p->t->dtype));
+        else
+            tess_strbuf_printf(b, "    /* Register queue: %s at planes z%+d .. z%+d of the thread's points, and z%+d,\n"
+                                  "     * loaded one plane ahead. */\n    %s",
+                               s->field[f].name, p->qlo[f], p->qhi[f], p->qhi[f] + 1, tess_gen_ctype(s, f, p->t->dtype));
+        for (int dz = p->qlo[f]; dz <= queue_top(p, f); dz++) {
             tess_strbuf_printf(b, "%s%s__q_", dz > p->qlo[f] ? ", " : " ", s->field[f].name);
             dz_suffix(b, dz);
             tess_strbuf_puts(b, "[PX][PY][VEC]");
@@ -163,12 +201,12 @@ static void emit_queue_shift(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
     bool any = false;
     for (int f = 0; f < s->nfields; f++) {
-        if (!p->queue[f]) continue;
+        if (!p->queue[f] || queue_top(p, f) == p->qlo[f]) continue;
         if (!any) tess_strbuf_puts(b, "        /* Move the queues up one plane. */\n");
         any = true;
         tess_strbuf_printf(b, "        " LOOP_IJ "#pragma unroll\n                for (int v__ = 0; v__ < VEC; v__++) {\n",
                            "        ", "        ");
-        for (int dz = p->qlo[f]; dz <= p->qhi[f]; dz++) {
+        for (int dz = p->qlo[f]; dz < queue_top(p, f); dz++) {
             tess_strbuf_printf(b, "                    %s__q_", s->field[f].name);
             dz_suffix(b, dz);
             tess_strbuf_printf(b, "[i__][j__][v__] = %s__q_", s->field[f].name);
@@ -195,6 +233,18 @@ static void emit_offsets(tess_strbuf *b, const tess_cuda_plan *p, bool any_gwin)
     if (!p->shared) return;
     tess_strbuf_puts(b, "    /* Origin of the block's tile, halo included. */\n"
                         "    const int TX0 = blockIdx.x * TXV - PADX, TY0 = blockIdx.y * TY - LO_Y;\n");
+    if (p->async) {
+        tess_strbuf_puts(b, "    /* The tile's vectors this thread copies, row by row: offset in the tile (-1\n"
+                            "     * past its end) and in the plane. */\n"
+                            "    int cs__[COPIES_PER_THREAD];\n    idx_t cg__[COPIES_PER_THREAD];\n"
+                            "#pragma unroll\n    for (int c__ = 0; c__ < COPIES_PER_THREAD; c__++) {\n"
+                            "        const int u__ = threadIdx.y * BX + threadIdx.x + c__ * (BX * BY);\n"
+                            "        const int r__ = u__ / (TILE_W / VEC), k__ = u__ % (TILE_W / VEC);\n"
+                            "        cs__[c__] = u__ < COPIES ? r__ * TILE_W + k__ * VEC : -1;\n"
+                            "        cg__[c__] = (idx_t)SAFE_Y(TY0 + r__) * NX + SAFEV_X(TX0 + k__ * VEC);\n"
+                            "    }\n");
+        return;
+    }
     tess_strbuf_puts(b, "    /* The tile's halo points this thread stages: the bands above and below the\n"
                         "     * block's rows, then the columns left and right of them; -1 past the end. */\n"
                         "    int hs__[HALO_PER_THREAD];\n    idx_t hg__[HALO_PER_THREAD];\n"
@@ -256,12 +306,18 @@ static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *in
     const tess_spec *s = p->s;
     for (int f = 0; f < s->nfields; f++) {
         const char *name = s->field[f].name, *type = tess_gen_ctype(s, f, p->t->dtype);
-        if (p->staged[f]) {
-            tess_strbuf_printf(b, "%s%s %s__w[WIN_H][WIN_W];   /* from the tile */\n", ind, type, name);
-            tess_strbuf_printf(b, "%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n%s#pragma unroll\n"
-                                  "%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n"
-                                  "%s        tess_lds(&%s__w[r__][k__ * VEC], &%s__s[b__][threadIdx.y * PY + r__][(threadIdx.x + i__ * BX + k__) * VEC]);\n",
-                               ind, ind, ind, ind, ind, name, name);
+        for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
+            if (!p->twin[f][dz + TESS_CUDA_MAX_DZ]) continue;
+            char slot[32] = "b__";
+            if (p->async) snprintf(slot, sizeof slot, "RING_SLOT(%d)", p->ring_lo + dz);
+            tess_strbuf_printf(b, "%s%s %s__w_", ind, type, name);
+            dz_suffix(b, dz);
+            tess_strbuf_printf(b, "[WIN_H][WIN_W];   /* from the tile */\n%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n"
+                                  "%s#pragma unroll\n%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n%s        tess_lds(&%s__w_",
+                               ind, ind, ind, ind, ind, name);
+            dz_suffix(b, dz);
+            tess_strbuf_printf(b, "[r__][k__ * VEC], &%s__s[%s][threadIdx.y * PY + r__][(threadIdx.x + i__ * BX + k__) * VEC]);\n",
+                               name, slot);
         }
         for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
             if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ]) continue;
@@ -324,6 +380,64 @@ static void emit_points(tess_strbuf *b, const tess_cuda_plan *p, const char *ind
     tess_strbuf_printf(b, "%s    }\n%s}\n%s}\n", in2, in2, ind);
 }
 
+/* ---- the ring of planes (staging=async) ------------------------------------------------ */
+
+/* Copies plane zp (any plane: wrapped or clamped) of every staged field into
+ * the ring's slot, if a step of the block's chunk reads it. */
+static void emit_fetch(tess_strbuf *b, const tess_cuda_plan *p, const char *slot, const char *zp, const char *ind) {
+    const tess_spec *s = p->s;
+    tess_strbuf_printf(b, "%sif (%s <= Z1 - 1 + RING_HI) {\n%s    const idx_t zo__ = AT(SAFE_Z(%s), 0);\n", ind, zp, ind, zp);
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->staged[f]) continue;
+        int bytes = p->vec * (int)tess_dtype_size(tess_spec_field_dtype(s, f, p->t->dtype));
+        tess_strbuf_printf(b, "%s#pragma unroll\n%s    for (int c__ = 0; c__ < COPIES_PER_THREAD; c__++)\n"
+                              "%s        if (cs__[c__] >= 0) tess_cp%d(&(&%s__s[%s][0][0])[cs__[c__]], &%s[zo__ + cg__[c__]]);\n",
+                           ind, ind, ind, bytes, s->field[f].name, slot, s->field[f].name);
+    }
+    tess_strbuf_printf(b, "%s}\n", ind);
+}
+
+/* The ring's slots (dynamic shared memory, one after another per field),
+ * and the copies of the planes the first step reads and of those after. */
+static void emit_ring_setup(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    tess_strbuf_puts(b, "    /* The ring: RING tiles per staged field; slot RING_SLOT(k) holds plane z - RING_LO + k. */\n"
+                        "    extern __shared__ __align__(16) unsigned char tess_smem__[];\n");
+    long offset = 0;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->staged[f]) continue;
+        const char *type = tess_gen_ctype(s, f, p->t->dtype);
+        tess_strbuf_printf(b, "    %s (*const %s__s)[TILE_H][TILE_W] = (%s (*)[TILE_H][TILE_W])(tess_smem__ + %ld);\n", type,
+                           s->field[f].name, type, offset);
+        offset += tess_cuda_ring_field_bytes(p, f);
+    }
+    tess_strbuf_puts(b, "    /* Planes Z0 - RING_LO .. Z0 + RING_HI, which the first step reads, in one group\n"
+                        "     * of copies, then one group per plane up to Z0 + AHEAD - 1. */\n"
+                        "    for (int k__ = 0; k__ < RING - 1; k__++) {\n");
+    emit_fetch(b, p, "k__", "Z0 - RING_LO + k__", "        ");
+    tess_strbuf_puts(b, "        if (k__ >= RING_LO + RING_HI) tess_cp_commit();\n    }\n"
+                        "    int s0__ = 0;   /* the slot of plane z - RING_LO */\n");
+}
+
+/* At the top of step z: plane z + RING_HI is complete (PREFETCH - 1 later
+ * ones stay in flight) and seen by all threads; the barrier also ends the
+ * reads of plane z - RING_LO - 1, whose slot takes plane z + AHEAD. Queues
+ * fed from the ring take their top plane. */
+static void emit_ring_step(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    tess_strbuf_puts(b, "        tess_cp_wait(PREFETCH - 1);\n        __syncthreads();\n");
+    emit_fetch(b, p, "RING_SLOT(RING - 1)", "z + AHEAD", "        ");
+    tess_strbuf_puts(b, "        tess_cp_commit();\n");
+    for (int f = 0; f < s->nfields; f++) {
+        if (!ring_fed(p, f)) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "        " LOOP_IJ "            tess_lds(%s__q_", "        ", "        ", name);
+        dz_suffix(b, p->qhi[f]);
+        tess_strbuf_printf(b, "[i__][j__], &%s__s[RING_SLOT(%d)][LO_Y + threadIdx.y * PY + j__][PADX + (threadIdx.x + i__ * BX) * VEC]);\n",
+                           name, p->ring_lo + p->qhi[f]);
+    }
+}
+
 /* ---- the sweep ----------------------------------------------------------------------- */
 
 void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
@@ -339,7 +453,7 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                         "    const int X0 = (blockIdx.x * (BX * PX) + threadIdx.x) * VEC;\n"
                         "    const int Y0 = (blockIdx.y * BY + threadIdx.y) * PY;\n");
     emit_offsets(b, p, any_gwin);
-    if (p->shared) {
+    if (p->shared && !p->async) {
         tess_strbuf_printf(b, "    /* Shared tiles of the plane, %s. */\n",
                            p->stream ? "double buffered: one barrier per plane" : "with their halo");
         for (int f = 0; f < s->nfields; f++)
@@ -366,9 +480,10 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                         "    const int Z0 = blockIdx.z * CHUNK, Z1 = min(Z0 + CHUNK, NZ);\n");
     emit_queue_decls(b, p);
     for (int f = 0; f < s->nfields; f++)
-        for (int dz = p->qlo[f]; p->queue[f] && dz <= p->qhi[f]; dz++) emit_queue_load(b, p, f, dz, "Z0", "    ");
+        for (int dz = p->qlo[f]; p->queue[f] && dz < queue_top(p, f); dz++) emit_queue_load(b, p, f, dz, "Z0", "    ");
+    if (p->async) emit_ring_setup(b, p);
     for (int f = 0; f < s->nfields; f++) {
-        if (!p->staged[f]) continue;
+        if (!p->staged[f] || p->async) continue;
         const char *name = s->field[f].name;
         tess_strbuf_printf(b, "    /* The halo points of %s this thread stages, loaded one plane ahead. */\n"
                               "    %s %s__h[HALO_PER_THREAD];\n#pragma unroll\n"
@@ -379,12 +494,18 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
     }
     tess_strbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
     for (int f = 0; f < s->nfields; f++)
-        if (p->queue[f]) emit_queue_load(b, p, f, p->qhi[f] + 1, "z", "        ");
-    if (p->shared) {
+        if (p->queue[f] && !ring_fed(p, f)) emit_queue_load(b, p, f, p->qhi[f] + 1, "z", "        ");
+    if (p->async) {
+        emit_ring_step(b, p);
+    } else if (p->shared) {
         tess_strbuf_puts(b, "        const int b__ = (z - Z0) & 1;   /* the tile buffer of this plane */\n");
         emit_stage(b, p, "        ");
     }
     emit_points(b, p, "        ");
     emit_queue_shift(b, p);
-    tess_strbuf_puts(b, "    }\n}\n\n");
+    if (p->async)
+        tess_strbuf_puts(b, "        s0__ = s0__ + 1 < RING ? s0__ + 1 : 0;\n    }\n"
+                            "    tess_cp_wait(0);   /* no copy outlives the block */\n}\n\n");
+    else
+        tess_strbuf_puts(b, "    }\n}\n\n");
 }

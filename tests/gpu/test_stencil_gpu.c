@@ -34,7 +34,13 @@ static const char *const variants3[] = {
     "block_x=64,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,unroll=2,min_blocks=2",
     "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=4,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1",
     "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=2,stream=1,chunk=8,staging=ldg,unroll=2,min_blocks=2",
+    /* A ring of planes filled by asynchronous copies: chunks shorter and longer than the ring. */
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=8,staging=async,unroll=1,min_blocks=1,prefetch=2",
+    "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=4,stream=1,chunk=16,staging=async,unroll=2,min_blocks=1,prefetch=3",
+    "block_x=64,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=2,stream=1,chunk=64,staging=async,unroll=1,min_blocks=2,prefetch=1",
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=1,vec=1,stream=1,chunk=32,staging=async,unroll=4,min_blocks=1,prefetch=4",
 };
+#define NVARIANTS3 (int)(sizeof variants3 / sizeof *variants3)
 /* Temporal blocking, for stencils of several steps. */
 static const char *const time_blocked[] = {
     "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2",
@@ -78,7 +84,7 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
     int n = 0;
     tess_space_default(ev->space, &configs[n++]);
     const char *const *variants = ndim == 3 ? variants3 : variants2;
-    int nvariants = ndim == 3 ? 6 : 3;
+    int nvariants = ndim == 3 ? NVARIANTS3 : 3;
     bool blocked = tess_space_param_index(ev->space, "time_block") >= 0;
     for (int i = 0; i < nvariants + NTIME_BLOCKED * blocked; i++) {
         char text[512];

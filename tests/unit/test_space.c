@@ -451,8 +451,40 @@ static void test_pin(void) {
     tess_space_destroy(s);
 }
 
+/* A parameter added after configs were recorded: optional, so texts without
+ * it mean its default, and its default is left out of texts; a constraint
+ * on a copy of its data, which may go out of scope. */
+static void test_optional(void) {
+    tess_space *s = tess_space_create();
+    CHECK_OK(tess_space_add_pow2(s, "block_x", 1, 256, 32));
+    CHECK_OK(tess_space_add_pow2(s, "block_y", 1, 64, 4));
+    CHECK_OK(tess_space_add(s, "depth", 3, (const double[]){1, 2, 3}, 0));
+    CHECK(tess_space_set_optional(s, "nosuch") == TESS_ERR_ARG);
+    CHECK_OK(tess_space_set_optional(s, "depth"));
+    {
+        double limit = 64;
+        CHECK_OK(tess_space_add_constraint_copy(s, threads_at_most, &limit, sizeof limit, "block_x*block_y <= 64"));
+        limit = 1e9;   /* the space's copy keeps 64 */
+    }
+    tess_config c;
+    CHECK_OK(tess_config_parse(s, "block_x=16,block_y=2", &c));
+    CHECK(tess_config_get(s, &c, "depth") == 1);
+    char buf[128];
+    CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
+    CHECK_MSG(strcmp(buf, "block_x=16,block_y=2") == 0, "formatted '%s'", buf);
+    CHECK_OK(tess_config_parse(s, "depth=3,block_x=16,block_y=2", &c));
+    CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
+    CHECK_MSG(strcmp(buf, "block_x=16,block_y=2,depth=3") == 0, "formatted '%s'", buf);
+    CHECK(tess_config_parse(s, "block_x=16", &c) == TESS_ERR_ARG);   /* block_y is required */
+    CHECK(strstr(tess_errmsg(), "'block_y' is missing") != NULL);
+    CHECK(tess_config_parse(s, "block_x=16,block_y=8", &c) == TESS_ERR_ARG);
+    CHECK(strstr(tess_errmsg(), "block_x*block_y <= 64") != NULL);
+    tess_space_destroy(s);
+}
+
 int main(void) {
     test_parameters();
+    test_optional();
     test_enumeration();
     test_violation();
     test_sampling();

@@ -34,6 +34,8 @@ static const char *const variants3[] = {
     "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,vec=2,stream=1,chunk=16,staging=ldg,unroll=2,min_blocks=2",
     "block_x=32,block_y=4,block_z=1,ppt_x=2,ppt_y=2,vec=1,stream=1,chunk=8,staging=shared,unroll=1,min_blocks=1",
     "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=2,stream=1,chunk=8,staging=shared,unroll=2,min_blocks=1",
+    /* last: compiled in f64 too; legal where the device has asynchronous copies */
+    "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=2,vec=1,stream=1,chunk=8,staging=async,unroll=2,min_blocks=1,prefetch=3",
 };
 /* Temporal blocking, for stencils of several steps. */
 static const char *const time_blocked[] = {
@@ -90,8 +92,9 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
     tess_space_default(sp, &c);
     bool ran = compile_config(op, &t, sp, &c);
     const char *const *variants = ndim == 3 ? variants3 : variants2;
-    int nvariants = ndim == 3 ? 4 : 2;
+    int nvariants = ndim == 3 ? 5 : 2;
     bool blocked = tess_space_param_index(sp, "time_block") >= 0;
+    bool async = tess_space_param_index(sp, "prefetch") >= 0;
     int ntime_blocked = (int)(sizeof time_blocked / sizeof *time_blocked);
     for (int i = dtype == TESS_F64 ? nvariants - 1 : 0; ran && i < nvariants + ntime_blocked * blocked; i++) {
         char text[512];
@@ -99,6 +102,7 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
         else snprintf(text, sizeof text, "%s", time_blocked[i - nvariants]);
         /* One step per launch is illegal beyond TESS_MAX_LAUNCHES steps. */
         bool legal = i >= nvariants || tess_stencils_spec(name)->steps <= TESS_MAX_LAUNCHES;
+        if (i < nvariants && strstr(text, "staging=async")) legal &= async;
         tess_status st = tess_config_parse(sp, text, &c);
         CHECK_MSG((st == TESS_OK) == legal, "%s: %s", text, st ? tess_errmsg() : "accepted");
         if (!st) ran = compile_config(op, &t, sp, &c);
