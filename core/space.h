@@ -42,11 +42,11 @@ tess_status tess_space_add_pow2(tess_space *s, const char *name, long lo, long h
 /* Adds a categorical parameter; its numeric value is the label index. */
 tess_status tess_space_add_labels(tess_space *s, const char *name, int n,
                                   const char *const *labels, int default_index);
-/* Makes a parameter optional: a config text that leaves it out means its
- * default value, and formatting leaves that value out. For parameters added
- * to a space after configs of it were recorded: their default must be the
- * behaviour before. */
-tess_status tess_space_set_optional(tess_space *s, const char *name);
+/* Makes a parameter optional: a config text that leaves it out means the
+ * value `absent` (its numeric value; for labels, the label's index), and
+ * formatting leaves that value out. For parameters added to a space after
+ * configs of it were recorded: `absent` is the behaviour before. */
+tess_status tess_space_set_optional(tess_space *s, const char *name, double absent);
 /* Adds a constraint. `what` describes it for messages (e.g. "block_x*block_y <= 1024").
  * The user pointer is borrowed and must outlive the space. */
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,

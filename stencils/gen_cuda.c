@@ -190,7 +190,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     if (!st && async) {
         rules.prefetch_at = tess_space_nparams(sp);
         st = tess_space_add(sp, "prefetch", 4, (const double[]){1, 2, 3, 4}, 0);
-        if (!st) st = tess_space_set_optional(sp, "prefetch");   /* configs recorded before it stay readable */
+        if (!st) st = tess_space_set_optional(sp, "prefetch", 1);   /* configs recorded before it stay readable */
     }
     static const char rules3[] =
         "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, unroll=1; "

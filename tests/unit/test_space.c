@@ -451,16 +451,18 @@ static void test_pin(void) {
     tess_space_destroy(s);
 }
 
-/* A parameter added after configs were recorded: optional, so texts without
- * it mean its default, and its default is left out of texts; a constraint
- * on a copy of its data, which may go out of scope. */
+/* A parameter added after configs were recorded: optional, so a text without
+ * it means the value that was the behaviour before (not its default), and
+ * texts leave that value out. A constraint on a copy of its data, which may
+ * go out of scope. */
 static void test_optional(void) {
     tess_space *s = tess_space_create();
     CHECK_OK(tess_space_add_pow2(s, "block_x", 1, 256, 32));
     CHECK_OK(tess_space_add_pow2(s, "block_y", 1, 64, 4));
-    CHECK_OK(tess_space_add(s, "depth", 3, (const double[]){1, 2, 3}, 0));
-    CHECK(tess_space_set_optional(s, "nosuch") == TESS_ERR_ARG);
-    CHECK_OK(tess_space_set_optional(s, "depth"));
+    CHECK_OK(tess_space_add(s, "depth", 3, (const double[]){1, 2, 3}, 1));   /* default 2, absent 1 */
+    CHECK(tess_space_set_optional(s, "nosuch", 1) == TESS_ERR_ARG);
+    CHECK(tess_space_set_optional(s, "depth", 4) == TESS_ERR_ARG);
+    CHECK_OK(tess_space_set_optional(s, "depth", 1));
     {
         double limit = 64;
         CHECK_OK(tess_space_add_constraint_copy(s, threads_at_most, &limit, sizeof limit, "block_x*block_y <= 64"));
@@ -472,6 +474,9 @@ static void test_optional(void) {
     char buf[128];
     CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
     CHECK_MSG(strcmp(buf, "block_x=16,block_y=2") == 0, "formatted '%s'", buf);
+    tess_space_default(s, &c);
+    CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
+    CHECK_MSG(strcmp(buf, "block_x=32,block_y=4,depth=2") == 0, "formatted '%s'", buf);
     CHECK_OK(tess_config_parse(s, "depth=3,block_x=16,block_y=2", &c));
     CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
     CHECK_MSG(strcmp(buf, "block_x=16,block_y=2,depth=3") == 0, "formatted '%s'", buf);
