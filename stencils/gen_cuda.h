@@ -43,6 +43,7 @@ typedef struct tess_stencil_cuda_limits {
     int ring_bytes;        /* staging=async: bytes per tile point, over the fields in the ring */
     int ring_fields;       /* staging=async: the fields in the ring */
     int ring_lo, ring_hi;  /* staging=async: planes below and above z the ring holds */
+    int reads;             /* distinct neighbours (field and offset) a point reads, at most 64 */
 } tess_stencil_cuda_limits;
 
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);

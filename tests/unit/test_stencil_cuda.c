@@ -155,6 +155,69 @@ static void check_space(void) {
     tess_space_destroy(sp);
 }
 
+/* The text of the default config of op at 64^3 f32 on device d. */
+static void default_text(const char *name, const tess_device *d, char *text, size_t len) {
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, name, TESS_F32, (const int64_t[]){64, 64, 64}, 3));
+    tess_space *sp = NULL;
+    text[0] = '\0';
+    CHECK_OK(tess_stencils_op(name)->space(&t, d, &sp));
+    if (!sp) return;
+    tess_config c;
+    tess_space_default(sp, &c);
+    CHECK_OK(tess_config_format(sp, &c, text, len));
+    tess_space_destroy(sp);
+}
+
+/* staging=async: offered from sm_80, the default of stencils reading 20
+ * neighbours or more with the most planes in flight that fit the device's
+ * shared memory per block; its ring must fit. */
+static void check_async(void) {
+    char text[512];
+    default_text("star3d25", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "block_y=4,") && strstr(text, "ppt_y=4,") && strstr(text, "staging=async") &&
+                  strstr(text, "prefetch=3"), "star3d25 on the H200: %s", text);
+    default_text("box3d27", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "staging=async") && strstr(text, "prefetch=3"), "box3d27 on the H200: %s", text);
+    default_text("varcoef3d", &dev, text, sizeof text);
+    CHECK_MSG(!strstr(text, "async") && !strstr(text, "prefetch"), "varcoef3d on the H200: %s", text);
+    /* 99 KiB per block (sm_86): star3d25's ring of 24x136 floats holds 7 planes, 2 in flight. */
+    tess_device small = dev;
+    small.cc_major = 8;
+    small.cc_minor = 6;
+    small.smem_per_block_optin = 101376;
+    default_text("star3d25", &small, text, sizeof text);
+    CHECK_MSG(strstr(text, "staging=async") && strstr(text, "prefetch=2"), "star3d25 on sm_86: %s", text);
+    /* sm_75: no asynchronous copies, no prefetch parameter; the old default. */
+    tess_device old = dev;
+    old.cc_major = 7;
+    old.cc_minor = 5;
+    default_text("star3d25", &old, text, sizeof text);
+    CHECK_MSG(strstr(text, "staging=shared") && !strstr(text, "prefetch"), "star3d25 on sm_75: %s", text);
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, "star3d25", TESS_F32, (const int64_t[]){64, 64, 64}, 3));
+    tess_space *sp = NULL;
+    CHECK_OK(tess_stencils_op("star3d25")->space(&t, &dev, &sp));
+    if (!sp) return;
+    tess_config c;
+    /* prefetch > 1 without async; a ring of 40x520 floats x 6 planes (499 KB); async without streaming */
+    const char *illegal[] = {
+        "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=4,stream=1,chunk=64,staging=shared,unroll=1,min_blocks=1,prefetch=2",
+        "block_x=128,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=4,stream=1,chunk=64,staging=async,unroll=1,min_blocks=1,prefetch=1",
+        "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=4,stream=0,chunk=4,staging=async,unroll=1,min_blocks=1",
+    };
+    for (size_t i = 0; i < sizeof illegal / sizeof illegal[0]; i++)
+        CHECK_MSG(tess_config_parse(sp, illegal[i], &c) == TESS_ERR_ARG, "legal: %s", illegal[i]);
+    /* Its launch asks for the ring: (16 + 8) rows x (4 + 128 + 4) floats x (0 + 4 + 3 + 1) planes. */
+    CHECK_OK(tess_config_parse(sp, "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=4,stream=1,chunk=64,"
+                                   "staging=async,unroll=1,min_blocks=1,prefetch=3", &c));
+    tess_kernel_source src;
+    CHECK_OK(tess_stencils_op("star3d25")->emit(&t, &dev, sp, &c, &src));
+    CHECK_MSG(src.launch[0].shared_bytes == 24 * 136 * 4 * 8, "ring of %u bytes", src.launch[0].shared_bytes);
+    tess_kernel_source_free(&src);
+    tess_space_destroy(sp);
+}
+
 static const char *const extra_specs[] = {
     "stencil zwrap\ngrid 6x7x8\nboundary periodic z y\n"
     "field u in\nfield s 2d coef\nfield v out advances u\n"
@@ -184,6 +247,7 @@ int main(void) {
     CHECK_OK(tess_stencils_register_builtin());
     register_extra_specs(extra_specs, sizeof extra_specs / sizeof extra_specs[0]);
     check_space();
+    check_async();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
     /* x extents: 70 and 67 allow vectors of 2 and 1, 36 (f32) vectors of 4. */
