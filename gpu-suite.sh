@@ -247,8 +247,10 @@ for name in names:
         j = json.loads(read(name))
         b = j["best"]
         label = "%s %s %s%s" % (j["op"], j["shape"], j["dtype"], name[:-5].split(j["dtype"])[-1])
-        print("%-34s %10.0f %10.0f %7.1f%% %9.2fx  %s" % (label, j["ceiling_gbps"],
-              b["gbps"], 100 * j["fraction_of_ceiling"], j["speedup_over_default"], b["config_text"]))
+        # No speedup when the template's default is not in the pinned sub-space.
+        vs = "%9.2fx" % j["speedup_over_default"] if j["speedup_over_default"] > 0 else "%10s" % "-"
+        print("%-34s %10.0f %10.0f %7.1f%% %s  %s" % (label, j["ceiling_gbps"],
+              b["gbps"], 100 * j["fraction_of_ceiling"], vs, b["config_text"]))
         n = steps(j["op"])
         if n > 1:
             print("%-34s %10s %10.0f %7.2fx copy per step (%d steps per call)" % ("", "", n * b["gbps"],
