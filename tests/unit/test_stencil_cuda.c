@@ -169,9 +169,9 @@ static void default_text(const char *name, const tess_device *d, char *text, siz
     tess_space_destroy(sp);
 }
 
-/* staging=async: offered from sm_80, the default of stencils reading 20
- * neighbours or more with the most planes in flight that fit the device's
- * shared memory per block; its ring must fit. */
+/* Defaults per stencil and device. staging=async: offered from sm_80, the
+ * default of stencils reading 20 neighbours or more with the most planes in
+ * flight that fit the device's shared memory per block; its ring must fit. */
 static void check_async(void) {
     char text[512];
     default_text("star3d25", &dev, text, sizeof text);
@@ -181,6 +181,10 @@ static void check_async(void) {
     CHECK_MSG(strstr(text, "staging=async") && strstr(text, "prefetch=3"), "box3d27 on the H200: %s", text);
     default_text("varcoef3d", &dev, text, sizeof text);
     CHECK_MSG(!strstr(text, "async") && !strstr(text, "prefetch"), "varcoef3d on the H200: %s", text);
+    /* Nothing read along z: no streaming. */
+    default_text("hdiff", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "block_z=2,") && strstr(text, "stream=0,") && strstr(text, "staging=ldg"),
+              "hdiff on the H200: %s", text);
     /* 99 KiB per block (sm_86): star3d25's ring of 24x136 floats holds 7 planes, 2 in flight. */
     tess_device small = dev;
     small.cc_major = 8;
