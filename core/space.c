@@ -252,6 +252,11 @@ tess_status tess_space_set_optional(tess_space *s, const char *name, double abse
     return tess_error(TESS_ERR_ARG, "space: %g is not a value of '%s'", absent, name);
 }
 
+void tess_space_fill_absent(const tess_space *s, tess_config *c) {
+    for (int p = 0; p < s->np; p++)
+        if (s->p[p].absent_index >= 0) c->v[p] = (uint16_t)s->p[p].absent_index;
+}
+
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
                                       const char *what) {
     if (!s || !fn) return tess_error(TESS_ERR_ARG, "space: NULL space or constraint function");
@@ -573,8 +578,7 @@ tess_status tess_config_format(const tess_space *s, const tess_config *c, char *
             snprintf(value, sizeof value, "%s", q->labels[c->v[p]]);
         else
             format_number(q->values[c->v[p]], value, sizeof value);
-        if (c->v[p] == q->absent_index) continue;
-        int w = snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "", q->name, value);
+        int w = snprintf(buf + used, len - used, "%s%s=%s", p ? "," : "", q->name, value);
         if (w < 0 || (size_t)w >= len - used)
             return tess_error(TESS_ERR_ARG, "config format: buffer of %zu bytes is too small", len);
         used += (size_t)w;

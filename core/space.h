@@ -43,10 +43,13 @@ tess_status tess_space_add_pow2(tess_space *s, const char *name, long lo, long h
 tess_status tess_space_add_labels(tess_space *s, const char *name, int n,
                                   const char *const *labels, int default_index);
 /* Makes a parameter optional: a config text that leaves it out means the
- * value `absent` (its numeric value; for labels, the label's index), and
- * formatting leaves that value out. For parameters added to a space after
- * configs of it were recorded: `absent` is the behaviour before. */
+ * value `absent` (its numeric value; for labels, the label's index). For
+ * parameters added to a space after configs of it were recorded: `absent` is
+ * the behaviour before. Formatting still writes every parameter. */
 tess_status tess_space_set_optional(tess_space *s, const char *name, double absent);
+/* Sets the optional parameters of c to their absent values: what a config
+ * text that names none of them means. */
+void tess_space_fill_absent(const tess_space *s, tess_config *c);
 /* Adds a constraint. `what` describes it for messages (e.g. "block_x*block_y <= 1024").
  * The user pointer is borrowed and must outlive the space. */
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,
@@ -108,11 +111,10 @@ tess_status tess_space_neighbors(const tess_space *s, const tess_config *c,
 int tess_space_nfeatures(const tess_space *s);
 void tess_space_encode(const tess_space *s, const tess_config *c, double *features);
 
-/* "name=value,name=value" (labels for categorical parameters; optional
- * parameters at their default left out). */
+/* "name=value,name=value" (labels for categorical parameters). */
 tess_status tess_config_format(const tess_space *s, const tess_config *c, char *buf, size_t len);
-/* Parses the format above; every parameter but optional ones must be given,
- * with a legal value. */
+/* Parses the format above; every parameter must be given, with a legal
+ * value, but optional ones (left out: their absent value). */
 tess_status tess_config_parse(const tess_space *s, const char *text, tess_config *out);
 
 bool tess_config_equal(const tess_config *a, const tess_config *b);

@@ -57,7 +57,10 @@ static int param_index(const tess_space *s, const char *name) {
 }
 
 tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out) {
+    /* Parameters the text does not name: the default, or for an optional
+     * one what its absence means (a config recorded before it existed). */
     tess_space_default(space, out);
+    tess_space_fill_absent(space, out);
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", text);
     for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {

@@ -452,9 +452,9 @@ static void test_pin(void) {
 }
 
 /* A parameter added after configs were recorded: optional, so a text without
- * it means the value that was the behaviour before (not its default), and
- * texts leave that value out. A constraint on a copy of its data, which may
- * go out of scope. */
+ * it means the value that was the behaviour before (not its default); texts
+ * still name it. A constraint on a copy of its data, which may go out of
+ * scope. */
 static void test_optional(void) {
     tess_space *s = tess_space_create();
     CHECK_OK(tess_space_add_pow2(s, "block_x", 1, 256, 32));
@@ -473,7 +473,11 @@ static void test_optional(void) {
     CHECK(tess_config_get(s, &c, "depth") == 1);
     char buf[128];
     CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
-    CHECK_MSG(strcmp(buf, "block_x=16,block_y=2") == 0, "formatted '%s'", buf);
+    CHECK_MSG(strcmp(buf, "block_x=16,block_y=2,depth=1") == 0, "formatted '%s'", buf);
+    tess_config d;
+    tess_space_default(s, &d);
+    tess_space_fill_absent(s, &d);
+    CHECK(tess_config_get(s, &d, "depth") == 1 && tess_config_get(s, &d, "block_y") == 4);
     tess_space_default(s, &c);
     CHECK_OK(tess_config_format(s, &c, buf, sizeof buf));
     CHECK_MSG(strcmp(buf, "block_x=32,block_y=4,depth=2") == 0, "formatted '%s'", buf);

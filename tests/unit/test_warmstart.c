@@ -41,6 +41,17 @@ static void test_map(void) {
     CHECK_OK(tess_config_format(h, &c, text, sizeof text));
     CHECK_MSG(strcmp(text, "zstream=on,chunk_z=8") == 0, "%s", text);
     tess_space_destroy(h);
+
+    /* A parameter added later (optional, absent 1, default 3): a text recorded
+     * before it means the absent value, not the default. */
+    tess_space *o = spec_like();
+    CHECK_OK(tess_space_add(o, "prefetch", 4, (const double[]){1, 2, 3, 4}, 2));
+    CHECK_OK(tess_space_set_optional(o, "prefetch", 1));
+    CHECK_OK(tess_config_map(o, "block_x=64,staging=shared", &c));
+    CHECK_OK(tess_config_format(o, &c, text, sizeof text));
+    CHECK_MSG(strcmp(text, "block_x=64,ppt_x=1,stream=0,chunk=4,staging=shared,min_blocks=2,prefetch=1") == 0, "%s",
+              text);
+    tess_space_destroy(o);
 }
 
 /* Records results of heat3d on `shape` ("block_x=V" configs with times). */
