@@ -43,9 +43,10 @@ static long next_pow2(int64_t n) {
 }
 
 /* time_tile: 1, then powers of two below the steps and the steps themselves,
- * up to 8. The default fuses up to 4 steps in tiles of 32 rows by 64 planes
- * (about 0.5 MB of scratch per thread for 256 points along x in f32). */
-static tess_status add_time_tile(tess_space *sp, const tess_spec *s) {
+ * up to 8. The default fuses up to 4 steps, in 3D in tiles of 32 rows by 64
+ * planes (about 0.5 MB of scratch per thread for 256 points along x in f32).
+ * with_order: the space has `order` (3D), which time tiles fix to zy. */
+static tess_status add_time_tile(tess_space *sp, const tess_spec *s, bool with_order) {
     double v[5];
     int n = 0;
     for (int tt = 1; tt < s->steps && tt <= 8; tt *= 2) v[n++] = tt;
@@ -53,7 +54,7 @@ static tess_status add_time_tile(tess_space *sp, const tess_spec *s) {
     int dflt = 0;
     while (dflt + 1 < n && v[dflt + 1] <= 4) dflt++;
     tess_status st = tess_space_add(sp, "time_tile", n, v, dflt);
-    if (!st) st = tess_space_add_constraint(sp, order_or_time_tile, NULL, "order=zy or time_tile=1");
+    if (!st && with_order) st = tess_space_add_constraint(sp, order_or_time_tile, NULL, "order=zy or time_tile=1");
     return st;
 }
 
@@ -65,10 +66,13 @@ tess_status tess_stencil_cpu_space(const tess_spec *s, const tess_task *t, const
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     int r = s->rank;
-    bool tiled = r == 3 && s->steps > 1;
+    bool tiled = s->steps > 1;
     long ymax = next_pow2(t->shape[r - 2]);
     if (ymax > 512) ymax = 512;
-    st = tess_space_add_pow2(sp, "tile_y", 1, ymax, tiled && ymax > 32 ? 32 : ymax);
+    /* Time tiles: in 3D 32 rows by whole slabs of planes; in 2D bands of 128
+     * rows, which recompute 2 * time_tile reaches of rows at their ends. */
+    long ydflt = !tiled ? ymax : r == 3 ? 32 : 128;
+    st = tess_space_add_pow2(sp, "tile_y", 1, ymax, ymax < ydflt ? ymax : ydflt);
     if (!st && r == 3) {
         long zmax = next_pow2(t->shape[0]);
         if (zmax > 64) zmax = 64;
@@ -86,7 +90,7 @@ tess_status tess_stencil_cpu_space(const tess_spec *s, const tess_task *t, const
     if (!st) st = tess_space_add(sp, "unroll", 4, (const double[]){1, 2, 4, 8}, 0);
     static const int pos3[] = {3, 5}, pos2[] = {1, 3};
     if (!st) st = tess_space_add_constraint(sp, simd_or_unroll, (void *)(r == 3 ? pos3 : pos2), "simd=0 or unroll=1");
-    if (!st && tiled) st = add_time_tile(sp, s);
+    if (!st && tiled) st = add_time_tile(sp, s, r == 3);
     if (st) {
         tess_space_destroy(sp);
         return st;
@@ -139,12 +143,15 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     if (tess_gen_print_named_ref(b, s, e)) return;
     const tess_spec_field *f = &s->field[e->index];
     if (r->tile && tess_gen_advancer(s, e->index) >= 0) {
-        /* A state field in a tile: plane z + dz of the previous level's ring. */
-        tess_strbuf_printf(b, "%s[PL(%d)][SIDX(", f->name, e->off[0]);
-        tess_gen_coord(b, "y", e->off[1]);
-        tess_strbuf_puts(b, ", ");
-        print_index(b, r, 2, e->off[2]);
-        tess_strbuf_puts(b, ")]");
+        /* A state field in a tile: plane z + dz (in 2D row y + dy) of the previous level's ring. */
+        tess_strbuf_printf(b, "%s[PL(%d)][", f->name, e->off[0]);
+        if (s->rank == 3) {
+            tess_strbuf_puts(b, "SIDX(");
+            tess_gen_coord(b, "y", e->off[1]);
+            tess_strbuf_puts(b, ", ");
+        }
+        print_index(b, r, s->rank - 1, e->off[s->rank - 1]);
+        tess_strbuf_puts(b, s->rank == 3 ? ")]" : "]");
         return;
     }
     tess_strbuf_printf(b, "%s[%s(", f->name, f->rank < s->rank ? "IDX2" : "IDX");
@@ -189,7 +196,7 @@ static void emit_signature(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns
             else
                 tess_strbuf_printf(b, "%sconst %s *restrict %s", sep, ty, s->field[f].name);
         }
-        tess_strbuf_puts(b, ",\n    ptrdiff_t yb__, ");
+        tess_strbuf_puts(b, s->rank == 3 ? ",\n    ptrdiff_t yb__, " : ",\n    ");
     } else {
         tess_cpu_emit_params(b, p);
         tess_strbuf_puts(b, ",\n    ");
@@ -238,7 +245,7 @@ void tess_cpu_emit_fixed(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns) 
         emit_store(b, s, fns, f);
         const char *in = s->field[f].advances >= 0 ? s->field[s->field[f].advances].name : NULL;
         if (!in) tess_strbuf_puts(b, "0;\n");
-        else if (fns->tile) tess_strbuf_printf(b, "%s[PL(0)][SIDX(y, x)];\n", in);
+        else if (fns->tile) tess_strbuf_printf(b, "%s[PL(0)][%s];\n", in, s->rank == 3 ? "SIDX(y, x)" : "x");
         else tess_strbuf_printf(b, "%s[IDX(%s)];\n", in, point_coords(s));
     }
     tess_strbuf_puts(b, "}\n\n");
@@ -392,8 +399,8 @@ tess_status tess_stencil_cpu_emit(const tess_spec *s, const tess_task *t, const 
     p.time_tile = tess_space_param_index(sp, "time_tile") >= 0 ? tess_gen_param(sp, c, "time_tile") : 1;
     if (p.tile_y < 1 || p.tile_z < 1 || p.threads < 1 || p.unroll < 1 || p.time_tile < 1)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the config lacks a cpu tunable", s->name);
-    if (p.time_tile > 1 && (s->rank != 3 || p.time_tile > s->steps))
-        return tess_error(TESS_ERR_ARG, "stencil '%s': time_tile %d needs a 3D stencil of as many steps",
+    if (p.time_tile > s->steps)
+        return tess_error(TESS_ERR_ARG, "stencil '%s': time_tile %d needs a stencil of as many steps",
                           s->name, p.time_tile);
     char config[512] = "";
     tess_config_format(sp, c, config, sizeof config);

@@ -50,7 +50,7 @@ void tess_cpu_emit_ping_pong(tess_strbuf *b, const tess_spec *s, tess_dtype real
  * the fields, then (several steps) each output's scratch buffer f__tmp. */
 void tess_cpu_emit_entry_start(tess_strbuf *b, const cpu_plan *p, const char *entry);
 
-/* Time tiling (gen_cpu_tile.c), 3D stencils of several steps: the macros,
+/* Time tiling (gen_cpu_tile.c), stencils of several steps: the macros,
  * the tile's point, row and tile functions and the parallel pass, then the
  * entry point that runs the passes. */
 void tess_cpu_emit_tiles(tess_strbuf *b, const cpu_plan *p);

@@ -1,5 +1,5 @@
-/* gen_cpu_tile.c - temporal tiling in the C/OpenMP generator: 3D stencils
- * of several steps run TIME_TILE steps per pass over the grid.
+/* gen_cpu_tile.c - temporal tiling in the C/OpenMP generator: stencils of
+ * several steps run TIME_TILE steps per pass over the grid.
  *
  * The scheme, overlapped in y and pipelined in z. A tile owns TILE_Z planes
  * by TILE_Y rows (whole rows along x). For a pass of n steps, level k of
@@ -20,6 +20,10 @@
  * only reads from the grid (level 0, coefficients) reduce them with MOD. x
  * is never tiled, so periodic x wraps at the edges of a row as in the grid.
  *
+ * In 2D the same scheme runs one axis down: a tile is a band of TILE_Y whole
+ * rows, pipelined along y, each level keeping a ring of LO_Y + HI_Y + 1 rows;
+ * neighbouring bands recompute only the rows at their ends.
+ *
  * Without scratch (malloc fails) the entry point runs one sweep per step. */
 #include <stdio.h>
 #include "gen_cpu_internal.h"
@@ -27,7 +31,23 @@
 
 static bool is_state(const tess_spec *s, int f) { return tess_gen_advancer(s, f) >= 0; }
 
-static void emit_macros(tess_strbuf *b) {
+static void emit_macros(tess_strbuf *b, const tess_spec *s) {
+    if (s->rank == 2) {
+        tess_strbuf_puts(b,
+            "/* ---- Time tiles: TIME_TILE steps per pass, pipelined in y. ----\n"
+            " * A tile owns TILE_Y rows. In a pass of n__ steps, level k__ of a tile (0 the\n"
+            " * input, n__ the output) covers the tile widened by n__ - k__ reaches on each\n"
+            " * side. A thread walks down its rows: at iteration i__ level 0 loads row i__,\n"
+            " * level k__ computes row i__ - k__*HI_Y from level k__ - 1, and level n__ writes\n"
+            " * to the grid. Levels below n__ keep rings of RING rows in the thread's scratch.\n"
+            " * Along periodic y rows run past the edges; reads from the grid use MOD. */\n"
+            "#define RING (LO_Y + HI_Y + 1)                     /* rows a level keeps */\n"
+            "#define SCRATCH (TIME_TILE * RING * (ptrdiff_t)NX) /* a thread's, per state field */\n"
+            "#define MOD(i, n) ((((i) % (n)) + (n)) % (n))\n"
+            "#define SLOT(k, y) (((k) * RING + MOD(y, RING)) * (ptrdiff_t)NX)   /* row y of level k */\n"
+            "#define PL(dy) (LO_Y + (dy))                       /* row y + dy of a ring */\n\n");
+        return;
+    }
     tess_strbuf_puts(b,
         "/* ---- Time tiles: TIME_TILE steps per pass, overlapped in y and pipelined in z. ----\n"
         " * A tile owns TILE_Z planes by TILE_Y rows. In a pass of n__ steps, level k__ of a\n"
@@ -64,14 +84,14 @@ static void emit_row(tess_strbuf *b, const cpu_plan *p) {
         else if (is_state(s, f)) tess_strbuf_printf(b, "%sconst %s *const *%s", sep, ty, s->field[f].name);
         else tess_strbuf_printf(b, "%sconst %s *restrict %s", sep, ty, s->field[f].name);
     }
-    tess_strbuf_puts(b, ",\n    ptrdiff_t yb__, ptrdiff_t z, ptrdiff_t y)\n{\n");
+    tess_strbuf_puts(b, s->rank == 3 ? ",\n    ptrdiff_t yb__, ptrdiff_t z, ptrdiff_t y)\n{\n" : ",\n    ptrdiff_t y)\n{\n");
     tess_strbuf test = {0};
     if (tess_cpu_band_test(&test, s, false) > 0) {
         tess_strbuf_printf(b, "    /* Rows on a fixed boundary band keep their values. */\n    if (%s) {\n"
                               "        for (ptrdiff_t x = 0; x < NX; x++)\n            %s(",
                            test.data, fns->fixed);
         tess_cpu_emit_args(b, s);
-        tess_strbuf_printf(b, ", %s);\n        return;\n    }\n", fns->coords);
+        tess_strbuf_printf(b, ", %s);\n        return;\n    }\n", s->rank == 3 ? fns->coords : "y, x");
     }
     tess_strbuf_free(&test);
     tess_cpu_emit_x_runs(b, p, fns, "    ");
@@ -133,33 +153,85 @@ static void emit_tile(tess_strbuf *b, const cpu_plan *p) {
     tess_strbuf_puts(b, ", yb__, z, y);\n            }\n        }\n}\n\n");
 }
 
+/* 2D: one band of rows, pipelined along y. */
+static void emit_tile2(tess_strbuf *b, const cpu_plan *p) {
+    const tess_spec *s = p->s;
+    tess_dtype real = p->t->dtype;
+    bool py = tess_spec_periodic(s, 0);
+    tess_strbuf_puts(b, "/* One time tile: n__ steps (n__ <= TIME_TILE) of rows y0__ .. y1__ - 1. f__s is\n"
+                        " * this thread's scratch for state field f. */\nstatic void tess_tile(");
+    tess_cpu_emit_params(b, p);
+    for (int f = 0; f < s->nfields; f++)
+        if (is_state(s, f)) tess_strbuf_printf(b, ", %s *restrict %s__s", tess_gen_ctype(s, f, real), s->field[f].name);
+    tess_strbuf_puts(b, ",\n    ptrdiff_t y0__, ptrdiff_t y1__, int n__)\n{\n"
+                        "    for (ptrdiff_t i__ = y0__ - n__ * LO_Y; i__ < y1__ + n__ * HI_Y; i__++)\n"
+                        "        for (int k__ = 0; k__ <= n__; k__++) {\n"
+                        "            const ptrdiff_t y = i__ - k__ * HI_Y;\n"
+                        "            ptrdiff_t ylo__ = y0__ - (n__ - k__) * LO_Y, yhi__ = y1__ + (n__ - k__) * HI_Y;\n");
+    emit_clamp(b, s, 0, "ylo__", "yhi__");
+    tess_strbuf_puts(b, "            if (y < ylo__ || y >= yhi__) continue;\n"
+                        "            if (k__ == 0) {   /* load the input's row */\n");
+    for (int f = 0; f < s->nfields; f++) {
+        if (!is_state(s, f)) continue;
+        const char *u = s->field[f].name;
+        tess_strbuf_printf(b, "                memcpy(%s__s + SLOT(0, y), %s + IDX(%s, 0), NX * sizeof *%s);\n", u, u,
+                           py ? "MOD(y, NY)" : "y", u);
+    }
+    tess_strbuf_puts(b, "                continue;\n            }\n");
+    for (int f = 0; f < s->nfields; f++) {
+        if (!is_state(s, f)) continue;
+        const char *u = s->field[f].name;
+        tess_strbuf_printf(b, "            const %s *%s__v[RING];   /* rows y - LO_Y .. y + HI_Y of level k__ - 1 */\n"
+                              "            for (int d__ = 0; d__ < RING; d__++) %s__v[d__] = %s__s + SLOT(k__ - 1, y + d__ - LO_Y);\n",
+                           tess_gen_ctype(s, f, real), u, u, u);
+    }
+    for (int f = 0; f < s->nfields; f++) {
+        if (s->field[f].role != TESS_FIELD_OUT) continue;
+        const char *o = s->field[f].name, *in = s->field[s->field[f].advances].name;
+        tess_strbuf_printf(b, "            %s *%s__r = k__ == n__ ? %s + IDX(y, 0) : %s__s + SLOT(k__, y);\n",
+                           tess_gen_ctype(s, f, real), o, o, in);
+    }
+    tess_strbuf_puts(b, "            tess_tile_row(");
+    emit_row_args(b, s);
+    tess_strbuf_puts(b, ", y);\n        }\n}\n\n");
+}
+
 static void emit_pass(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
     tess_strbuf_puts(b, "/* n__ steps (n__ <= TIME_TILE) over the whole grid, by time tiles. */\nstatic void tess_pass(");
     tess_cpu_emit_params(b, p);
     for (int f = 0; f < s->nfields; f++)
         if (is_state(s, f)) tess_strbuf_printf(b, ", %s *%s__s", tess_gen_ctype(s, f, p->t->dtype), s->field[f].name);
-    tess_strbuf_puts(b, ", int n__)\n{\n"
-                        "#pragma omp parallel for collapse(2) schedule(static) num_threads(THREADS)\n"
-                        "    for (ptrdiff_t zt = 0; zt < NZ; zt += TILE_Z)\n"
-                        "        for (ptrdiff_t yt = 0; yt < NY; yt += TILE_Y)\n"
-                        "            tess_tile(");
+    tess_strbuf_puts(b, ", int n__)\n{\n");
+    if (s->rank == 3)
+        tess_strbuf_puts(b, "#pragma omp parallel for collapse(2) schedule(static) num_threads(THREADS)\n"
+                            "    for (ptrdiff_t zt = 0; zt < NZ; zt += TILE_Z)\n"
+                            "        for (ptrdiff_t yt = 0; yt < NY; yt += TILE_Y)\n"
+                            "            tess_tile(");
+    else
+        tess_strbuf_puts(b, "#pragma omp parallel for schedule(static) num_threads(THREADS)\n"
+                            "    for (ptrdiff_t yt = 0; yt < NY; yt += TILE_Y)\n"
+                            "        tess_tile(");
     tess_cpu_emit_args(b, s);
     for (int f = 0; f < s->nfields; f++)
         if (is_state(s, f)) tess_strbuf_printf(b, ", %s__s + omp_get_thread_num() * SCRATCH", s->field[f].name);
-    tess_strbuf_puts(b, ",\n                      zt, zt + TILE_Z < NZ ? zt + TILE_Z : NZ, "
-                        "yt, yt + TILE_Y < NY ? yt + TILE_Y : NY, n__);\n}\n\n");
+    if (s->rank == 3)
+        tess_strbuf_puts(b, ",\n                      zt, zt + TILE_Z < NZ ? zt + TILE_Z : NZ, "
+                            "yt, yt + TILE_Y < NY ? yt + TILE_Y : NY, n__);\n}\n\n");
+    else
+        tess_strbuf_puts(b, ",\n                  yt, yt + TILE_Y < NY ? yt + TILE_Y : NY, n__);\n}\n\n");
 }
 
 void tess_cpu_emit_tiles(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
     const cpu_fns *fns = &tess_cpu_tile_fns;
-    emit_macros(b);
+    emit_macros(b, s);
     tess_cpu_emit_point(b, p, fns, false);
-    if (tess_spec_periodic(s, 2)) tess_cpu_emit_point(b, p, fns, true);
+    if (tess_spec_periodic(s, s->rank - 1)) tess_cpu_emit_point(b, p, fns, true);
     tess_cpu_emit_fixed(b, p, fns);
     emit_row(b, p);
-    emit_tile(b, p);
+    if (s->rank == 3) emit_tile(b, p);
+    else emit_tile2(b, p);
     emit_pass(b, p);
 }
 

@@ -141,13 +141,13 @@ static void check_stencil(const char *name, tess_dtype dtype, const int64_t *sha
     tess_space_destroy(sp);
 }
 
-/* Every time_tile of a multi-step stencil, on tiles of one row and plane,
+/* Every time_tile of a multi-step stencil, on tiles of one row (and plane),
  * of a few, and of the whole grid (the largest values), with one thread and
  * with all: tiles cut the grid unevenly, and their halos reach past edges. */
-static void check_time_tiles(const char *name, tess_dtype dtype, const int64_t *shape) {
+static void check_time_tiles(const char *name, tess_dtype dtype, const int64_t *shape, int ndim) {
     const tess_op *op = tess_stencils_op(name);
     tess_task t;
-    CHECK_OK(tess_task_init(&t, name, dtype, shape, 3));
+    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
     tess_space *sp = NULL;
     CHECK_OK(op->space(&t, &dev, &sp));
     if (!sp) return;
@@ -163,7 +163,8 @@ static void check_time_tiles(const char *name, tess_dtype dtype, const int64_t *
             tess_space_default(sp, &c);
             c.v[ptt] = i;
             c.v[pty] = tiles[k] > 0 ? tess_space_value_index(sp, pty, tiles[k]) : tess_space_param_size(sp, pty) - 1;
-            c.v[ptz] = tiles[k] > 0 ? tess_space_value_index(sp, ptz, tiles[k]) : tess_space_param_size(sp, ptz) - 1;
+            if (ptz >= 0)
+                c.v[ptz] = tiles[k] > 0 ? tess_space_value_index(sp, ptz, tiles[k]) : tess_space_param_size(sp, ptz) - 1;
             c.v[pth] = k == 1 ? 0 : tess_space_param_size(sp, pth) - 1;
             CHECK(tess_space_valid(sp, &c));
             double w = check_config(op, &t, sp, &c);
@@ -265,6 +266,15 @@ static const char *const extra_specs[] = {
     "w_out = w + 0.1 * (lap[0,1,0] - lap)\n",
     "stencil flat\ngrid 5x8x7\nboundary periodic z\nsteps 3\nfield u in\nfield v out advances u\n"
     "v = u + 0.2 * (u[0,2,0] + u[0,-1,0] + u[0,0,2] - 3 * u)\n",
+    /* 2D, several steps: fixed with a coefficient field; periodic with two
+     * state fields, an uneven reach along y and an intermediate read off its point. */
+    "stencil fixed2d\ngrid 12x13\nsteps 4\nfield u in\nfield k coef range 0 1\nfield u_new out advances u\n"
+    "u_new = u + 0.2 * k * (u[1,0] + u[-1,0] + u[0,1] + u[0,-1] - 4 * u)\n",
+    "stencil wrap2d\ngrid 11x9\nboundary periodic y x\nsteps 5\n"
+    "field u in\nfield w in\nfield u_out out advances u\nfield w_out out advances w\n"
+    "lap = u[0,1] + u[0,-1] + u[2,0] + u[-1,0] - 4 * u\n"
+    "u_out = u + 0.1 * lap + 0.05 * (w[1,0] - w[-1,0])\n"
+    "w_out = w + 0.1 * (lap[1,0] - lap)\n",
 };
 
 int main(void) {
@@ -294,11 +304,17 @@ int main(void) {
     check_stencil("multistep", TESS_F64, s3, 3, 1, rng);
     check_stencil("multistep", TESS_F32, s3, 3, 1, rng);
     check_stencil("eight", TESS_F64, s3, 3, 1, rng);
-    check_time_tiles("heat3d4", TESS_F32, s3);
-    check_time_tiles("multistep", TESS_F64, s3);
-    check_time_tiles("eight", TESS_F32, s3);
-    check_time_tiles("ywrap", TESS_F64, (const int64_t[]){7, 6, 9});
-    check_time_tiles("flat", TESS_F32, (const int64_t[]){5, 8, 7});
+    check_time_tiles("heat3d4", TESS_F32, s3, 3);
+    check_time_tiles("multistep", TESS_F64, s3, 3);
+    check_time_tiles("eight", TESS_F32, s3, 3);
+    check_time_tiles("ywrap", TESS_F64, (const int64_t[]){7, 6, 9}, 3);
+    check_time_tiles("flat", TESS_F32, (const int64_t[]){5, 8, 7}, 3);
+    check_stencil("fixed2d", TESS_F32, s2, 2, RANDOM_CONFIGS, rng);
+    check_stencil("wrap2d", TESS_F64, s2, 2, RANDOM_CONFIGS, rng);
+    check_time_tiles("fixed2d", TESS_F32, s2, 2);
+    check_time_tiles("fixed2d", TESS_F64, (const int64_t[]){3, 5}, 2);
+    check_time_tiles("wrap2d", TESS_F64, s2, 2);
+    check_time_tiles("wrap2d", TESS_F32, (const int64_t[]){4, 3}, 2);
     /* A grid smaller than the halo along a fixed axis: every point is boundary. */
     check_stencil("star3d25", TESS_F32, (const int64_t[]){3, 12, 12}, 3, 1, rng);
     check_detects_error();
