@@ -37,15 +37,18 @@ static void emit_macros(tess_strbuf *b, const tess_spec *s) {
             "/* ---- Time tiles: TIME_TILE steps per pass, pipelined in y. ----\n"
             " * A tile owns TILE_Y rows. In a pass of n__ steps, level k__ of a tile (0 the\n"
             " * input, n__ the output) covers the tile widened by n__ - k__ reaches on each\n"
-            " * side. A thread walks down its rows: at iteration i__ level 0 loads row i__,\n"
-            " * level k__ computes row i__ - k__*HI_Y from level k__ - 1, and level n__ writes\n"
-            " * to the grid. Levels below n__ keep rings of RING rows in the thread's scratch.\n"
-            " * Along periodic y rows run past the edges; reads from the grid use MOD. */\n"
+            " * side. A thread walks down its rows: at iteration i__ level k__ computes row\n"
+            " * i__ - k__*HI_Y from level k__ - 1 (level 1 from the grid's rows), and level n__\n"
+            " * writes to the grid. Levels 1 .. n__ - 1 keep rings of RING rows in the thread's\n"
+            " * scratch. Along periodic y rows run past the edges and GRID_ROW wraps them; along\n"
+            " * fixed y it clamps them (only band rows, which copy their own, read those). */\n"
             "#define RING (LO_Y + HI_Y + 1)                     /* rows a level keeps */\n"
-            "#define SCRATCH (TIME_TILE * RING * (ptrdiff_t)NX) /* a thread's, per state field */\n"
+            "#define SCRATCH ((TIME_TILE - 1) * RING * (ptrdiff_t)NX)   /* a thread's, per state field */\n"
             "#define MOD(i, n) ((((i) % (n)) + (n)) % (n))\n"
-            "#define SLOT(k, y) (((k) * RING + MOD(y, RING)) * (ptrdiff_t)NX)   /* row y of level k */\n"
-            "#define PL(dy) (LO_Y + (dy))                       /* row y + dy of a ring */\n\n");
+            "#define SLOT(k, y) (((k) - 1) * RING * (ptrdiff_t)NX + MOD(y, RING) * (ptrdiff_t)NX)   /* row y of level k >= 1 */\n"
+            "#define PL(dy) (LO_Y + (dy))                       /* row y + dy of a ring */\n");
+        if (tess_spec_periodic(s, 0)) tess_strbuf_puts(b, "#define GRID_ROW(y) MOD(y, NY)\n\n");
+        else tess_strbuf_puts(b, "#define GRID_ROW(y) ((y) < 0 ? 0 : (y) >= NY ? NY - 1 : (y))\n\n");
         return;
     }
     tess_strbuf_puts(b,
@@ -157,7 +160,6 @@ static void emit_tile(tess_strbuf *b, const cpu_plan *p) {
 static void emit_tile2(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
-    bool py = tess_spec_periodic(s, 0);
     tess_strbuf_puts(b, "/* One time tile: n__ steps (n__ <= TIME_TILE) of rows y0__ .. y1__ - 1. f__s is\n"
                         " * this thread's scratch for state field f. */\nstatic void tess_tile(");
     tess_cpu_emit_params(b, p);
@@ -165,25 +167,18 @@ static void emit_tile2(tess_strbuf *b, const cpu_plan *p) {
         if (is_state(s, f)) tess_strbuf_printf(b, ", %s *restrict %s__s", tess_gen_ctype(s, f, real), s->field[f].name);
     tess_strbuf_puts(b, ",\n    ptrdiff_t y0__, ptrdiff_t y1__, int n__)\n{\n"
                         "    for (ptrdiff_t i__ = y0__ - n__ * LO_Y; i__ < y1__ + n__ * HI_Y; i__++)\n"
-                        "        for (int k__ = 0; k__ <= n__; k__++) {\n"
+                        "        for (int k__ = 1; k__ <= n__; k__++) {\n"
                         "            const ptrdiff_t y = i__ - k__ * HI_Y;\n"
                         "            ptrdiff_t ylo__ = y0__ - (n__ - k__) * LO_Y, yhi__ = y1__ + (n__ - k__) * HI_Y;\n");
     emit_clamp(b, s, 0, "ylo__", "yhi__");
-    tess_strbuf_puts(b, "            if (y < ylo__ || y >= yhi__) continue;\n"
-                        "            if (k__ == 0) {   /* load the input's row */\n");
-    for (int f = 0; f < s->nfields; f++) {
-        if (!is_state(s, f)) continue;
-        const char *u = s->field[f].name;
-        tess_strbuf_printf(b, "                memcpy(%s__s + SLOT(0, y), %s + IDX(%s, 0), NX * sizeof *%s);\n", u, u,
-                           py ? "MOD(y, NY)" : "y", u);
-    }
-    tess_strbuf_puts(b, "                continue;\n            }\n");
+    tess_strbuf_puts(b, "            if (y < ylo__ || y >= yhi__) continue;\n");
     for (int f = 0; f < s->nfields; f++) {
         if (!is_state(s, f)) continue;
         const char *u = s->field[f].name;
         tess_strbuf_printf(b, "            const %s *%s__v[RING];   /* rows y - LO_Y .. y + HI_Y of level k__ - 1 */\n"
-                              "            for (int d__ = 0; d__ < RING; d__++) %s__v[d__] = %s__s + SLOT(k__ - 1, y + d__ - LO_Y);\n",
-                           tess_gen_ctype(s, f, real), u, u, u);
+                              "            for (int d__ = 0; d__ < RING; d__++)\n"
+                              "                %s__v[d__] = k__ == 1 ? %s + IDX(GRID_ROW(y + d__ - LO_Y), 0) : %s__s + SLOT(k__ - 1, y + d__ - LO_Y);\n",
+                           tess_gen_ctype(s, f, real), u, u, u, u);
     }
     for (int f = 0; f < s->nfields; f++) {
         if (s->field[f].role != TESS_FIELD_OUT) continue;
