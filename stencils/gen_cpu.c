@@ -203,6 +203,8 @@ static void emit_signature(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns
     }
     if (s->rank == 3) tess_strbuf_puts(b, "ptrdiff_t z, ");
     tess_strbuf_puts(b, row ? "ptrdiff_t y)\n{\n" : "ptrdiff_t y, ptrdiff_t x)\n{\n");
+    /* A 2D tile's point reads its rings by offset: y only for other fields. */
+    if (fns->tile && s->rank == 2 && !row) tess_strbuf_puts(b, "    (void)y;\n");
 }
 
 /* Where output f is stored at the point: the grid, or the tile's row. */
