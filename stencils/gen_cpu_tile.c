@@ -108,15 +108,22 @@ static void emit_clamp(tess_strbuf *b, const tess_spec *s, int axis, const char 
     tess_strbuf_printf(b, "            if (%s < 0) %s = 0;\n            if (%s > N%c) %s = N%c;\n", lo, lo, hi, N, hi, N);
 }
 
+/* The fields, then each state field's scratch (f__s). */
+static void emit_tile_params(tess_strbuf *b, const cpu_plan *p) {
+    const tess_spec *s = p->s;
+    tess_cpu_emit_params(b, p);
+    for (int f = 0; f < s->nfields; f++)
+        if (is_state(s, f))
+            tess_strbuf_printf(b, ", %s *restrict %s__s", tess_gen_ctype(s, f, p->t->dtype), s->field[f].name);
+}
+
 static void emit_tile(tess_strbuf *b, const cpu_plan *p) {
     const tess_spec *s = p->s;
     tess_dtype real = p->t->dtype;
     bool pz = tess_spec_periodic(s, 0), py = tess_spec_periodic(s, 1);
     tess_strbuf_puts(b, "/* One time tile: n__ steps (n__ <= TIME_TILE) of planes z0__ .. z1__ - 1 and rows\n"
                         " * y0__ .. y1__ - 1. f__s is this thread's scratch for state field f. */\nstatic void tess_tile(");
-    tess_cpu_emit_params(b, p);
-    for (int f = 0; f < s->nfields; f++)
-        if (is_state(s, f)) tess_strbuf_printf(b, ", %s *restrict %s__s", tess_gen_ctype(s, f, real), s->field[f].name);
+    emit_tile_params(b, p);
     tess_strbuf_puts(b, ",\n    ptrdiff_t z0__, ptrdiff_t z1__, ptrdiff_t y0__, ptrdiff_t y1__, int n__)\n{\n"
                         "    const ptrdiff_t yb__ = y0__ - TIME_TILE * LO_Y;   /* row 0 of a scratch plane */\n"
                         "    for (ptrdiff_t i__ = z0__ - n__ * LO_Z; i__ < z1__ + n__ * HI_Z; i__++)\n"
@@ -162,9 +169,7 @@ static void emit_tile2(tess_strbuf *b, const cpu_plan *p) {
     tess_dtype real = p->t->dtype;
     tess_strbuf_puts(b, "/* One time tile: n__ steps (n__ <= TIME_TILE) of rows y0__ .. y1__ - 1. f__s is\n"
                         " * this thread's scratch for state field f. */\nstatic void tess_tile(");
-    tess_cpu_emit_params(b, p);
-    for (int f = 0; f < s->nfields; f++)
-        if (is_state(s, f)) tess_strbuf_printf(b, ", %s *restrict %s__s", tess_gen_ctype(s, f, real), s->field[f].name);
+    emit_tile_params(b, p);
     tess_strbuf_puts(b, ",\n    ptrdiff_t y0__, ptrdiff_t y1__, int n__)\n{\n"
                         "    for (ptrdiff_t i__ = y0__ - n__ * LO_Y; i__ < y1__ + n__ * HI_Y; i__++)\n"
                         "        for (int k__ = 1; k__ <= n__; k__++) {\n"

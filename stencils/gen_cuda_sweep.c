@@ -302,6 +302,20 @@ static void emit_stage(tess_strbuf *b, const tess_cuda_plan *p, const char *ind)
     tess_strbuf_printf(b, "%s__syncthreads();\n", ind);
 }
 
+/* "T name__X_dz[WIN_H][WIN_W];" and the loops over its rows and vector
+ * columns, up to the load's first argument "&name__X_dz". */
+static void emit_window_open(tess_strbuf *b, const char *ind, const char *type, const char *name, char kind, int dz,
+                             const char *load) {
+    tess_strbuf_printf(b, "%s%s %s__%c_", ind, type, name, kind);
+    dz_suffix(b, dz);
+    tess_strbuf_printf(b, "[WIN_H][WIN_W];\n%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n%s#pragma unroll\n"
+                          "%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n%s        %s(&%s__%c_",
+                       ind, ind, ind, ind, ind, load, name, kind);
+    dz_suffix(b, dz);
+}
+
+/* Register windows around the thread's vector i__: from the shared tile of
+ * each plane read there (w), from global memory (g). */
 static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
     const tess_spec *s = p->s;
     for (int f = 0; f < s->nfields; f++) {
@@ -310,23 +324,13 @@ static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *in
             if (!p->twin[f][dz + TESS_CUDA_MAX_DZ]) continue;
             char slot[32] = "b__";
             if (p->async) snprintf(slot, sizeof slot, "RING_SLOT(%d)", p->ring_lo + dz);
-            tess_strbuf_printf(b, "%s%s %s__w_", ind, type, name);
-            dz_suffix(b, dz);
-            tess_strbuf_printf(b, "[WIN_H][WIN_W];   /* from the tile */\n%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n"
-                                  "%s#pragma unroll\n%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n%s        tess_lds(&%s__w_",
-                               ind, ind, ind, ind, ind, name);
-            dz_suffix(b, dz);
+            emit_window_open(b, ind, type, name, 'w', dz, "tess_lds");
             tess_strbuf_printf(b, "[r__][k__ * VEC], &%s__s[%s][threadIdx.y * PY + r__][(threadIdx.x + i__ * BX + k__) * VEC]);\n",
                                name, slot);
         }
         for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
             if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ]) continue;
-            tess_strbuf_printf(b, "%s%s %s__g_", ind, type, name);
-            dz_suffix(b, dz);
-            tess_strbuf_printf(b, "[WIN_H][WIN_W];\n%s#pragma unroll\n%sfor (int r__ = 0; r__ < WIN_H; r__++)\n%s#pragma unroll\n"
-                                  "%s    for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n%s        tess_ldg(&%s__g_",
-                               ind, ind, ind, ind, ind, name);
-            dz_suffix(b, dz);
+            emit_window_open(b, ind, type, name, 'g', dz, "tess_ldg");
             tess_strbuf_printf(b, "[r__][k__ * VEC], &%s[", name);
             print_at(b, p, f, "z", dz, "(idx_t)wy__[r__] * NX + wx__[i__][k__]");
             tess_strbuf_puts(b, "]);\n");
