@@ -243,13 +243,10 @@ static tess_status add_constraint(tess_space *s, tess_constraint_fn fn, void *us
 tess_status tess_space_set_optional(tess_space *s, const char *name, double absent) {
     int p = tess_space_param_index(s, name);
     if (p < 0) return tess_error(TESS_ERR_ARG, "space: no parameter '%s' to make optional", name ? name : "(null)");
-    param *q = &s->p[p];
-    for (int i = 0; i < q->n; i++)
-        if (q->values[i] == absent) {
-            q->absent_index = i;
-            return TESS_OK;
-        }
-    return tess_error(TESS_ERR_ARG, "space: %g is not a value of '%s'", absent, name);
+    int i = tess_space_value_index(s, p, absent);
+    if (i < 0) return tess_error(TESS_ERR_ARG, "space: %g is not a value of '%s'", absent, name);
+    s->p[p].absent_index = i;
+    return TESS_OK;
 }
 
 void tess_space_fill_absent(const tess_space *s, tess_config *c) {
