@@ -57,12 +57,12 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
         lim->tb_tile_bytes += tess_cuda_tb_planes(s, g, planes) * size;
         lim->tb_queue += lim->zring;
     }
-    for (int f = 0; s->rank == 3 && f < s->nfields; f++) {
-        if (!use[f].offcol || s->field[f].rank != 3) continue;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!tess_cuda_in_ring(s, use, f)) continue;
         lim->ring_bytes += (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
         lim->ring_fields++;
     }
-    tess_cuda_ring_reach(s, &lim->ring_lo, &lim->ring_hi);
+    tess_cuda_ring_reach(s, use, &lim->ring_lo, &lim->ring_hi);
     int seen[MAX_READS][1 + TESS_SPEC_MAX_RANK];
     for (int i = 0; i < s->ninst; i++) collect_reads(s->inst[i].expr, seen, &lim->reads);
 }
@@ -452,7 +452,6 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     p.async = strcmp(staging, "async") == 0 && p.stream;
     p.shared = (strcmp(staging, "shared") == 0 && (s->rank == 2 || p.stream)) || p.async;
     p.prefetch = p.async ? tess_gen_param(sp, c, "prefetch") : 1;
-    if (p.async) tess_cuda_ring_reach(s, &p.ring_lo, &p.ring_hi);
     if (p.bx < 1 || p.by < 1 || p.bz < 1 || p.px < 1 || p.py < 1 || p.vec < 1 || p.chunk < 1 || p.unroll < 1 ||
         p.min_blocks < 1 || p.prefetch < 1)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the config lacks a cuda tunable", s->name);
@@ -460,9 +459,10 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     p.padr = round_up(s->hi[s->rank - 1], p.vec);
     tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
     tess_cuda_uses(s, use);
+    if (p.async) tess_cuda_ring_reach(s, use, &p.ring_lo, &p.ring_hi);
     bool any_staged = false;
     for (int f = 0; f < s->nfields; f++) {
-        p.staged[f] = p.shared && (p.async ? use[f].offcol : use[f].plane) && s->field[f].rank == s->rank;
+        p.staged[f] = p.async ? tess_cuda_in_ring(s, use, f) : p.shared && use[f].plane && s->field[f].rank == s->rank;
         p.queue[f] = p.stream && use[f].centre && s->field[f].rank == 3;
         p.qlo[f] = use[f].zlo;
         p.qhi[f] = use[f].zhi;

@@ -18,13 +18,14 @@ typedef struct tess_cuda_use {
     int ozlo, ozhi;  /* plane offsets of the reads off its column */
 } tess_cuda_use;
 
-/* staging=async keeps the planes z - lo .. z + hi of each field read off
- * its column in a ring of shared tiles (a field read along its column
- * takes its queue's top plane from there too): how far the ring reaches
- * below and above z for the spec, over its 3D fields. */
-void tess_cuda_ring_reach(const tess_spec *s, int *lo, int *hi);
-
 void tess_cuda_uses(const tess_spec *s, tess_cuda_use use[TESS_SPEC_MAX_FIELDS]);
+
+/* staging=async keeps the planes z - lo .. z + hi of the fields read off
+ * their column (3D fields of a 3D spec) in a ring of shared tiles; a field
+ * read along its column takes its queue's top plane from there too. Whether
+ * field f is in the ring, and how far the ring reaches below and above z. */
+bool tess_cuda_in_ring(const tess_spec *s, const tess_cuda_use use[TESS_SPEC_MAX_FIELDS], int f);
+void tess_cuda_ring_reach(const tess_spec *s, const tess_cuda_use use[TESS_SPEC_MAX_FIELDS], int *lo, int *hi);
 
 /* One config of one task, as the emitters see it. */
 typedef struct tess_cuda_plan {

@@ -53,12 +53,14 @@ void tess_cuda_uses(const tess_spec *s, tess_cuda_use use[TESS_SPEC_MAX_FIELDS])
     for (int i = 0; i < s->ninst; i++) scan_uses(s, s->inst[i].expr, use);
 }
 
-void tess_cuda_ring_reach(const tess_spec *s, int *lo, int *hi) {
-    tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
-    tess_cuda_uses(s, use);
+bool tess_cuda_in_ring(const tess_spec *s, const tess_cuda_use use[TESS_SPEC_MAX_FIELDS], int f) {
+    return s->rank == 3 && s->field[f].rank == 3 && use[f].offcol;
+}
+
+void tess_cuda_ring_reach(const tess_spec *s, const tess_cuda_use use[TESS_SPEC_MAX_FIELDS], int *lo, int *hi) {
     *lo = *hi = 0;
-    for (int f = 0; s->rank == 3 && f < s->nfields; f++) {
-        if (!use[f].offcol || s->field[f].rank != 3) continue;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!tess_cuda_in_ring(s, use, f)) continue;
         if (-use[f].ozlo > *lo) *lo = -use[f].ozlo;
         if (use[f].ozhi > *hi) *hi = use[f].ozhi;
         if (use[f].centre && use[f].zhi > *hi) *hi = use[f].zhi;
