@@ -270,6 +270,9 @@ static void emit_offsets(tess_strbuf *b, const tess_cuda_plan *p, bool any_gwin)
                         "    }\n");
 }
 
+/* Where the thread's vector (i__, j__) lies in a shared tile of the plane. */
+#define OWN_IN_TILE "[LO_Y + threadIdx.y * PY + j__][PADX + (threadIdx.x + i__ * BX) * VEC]"
+
 /* Stages plane z of the staged fields: the thread's own vectors, from the
  * queue where the field has one, then its halo points. */
 static void emit_stage(tess_strbuf *b, const tess_cuda_plan *p, const char *ind) {
@@ -279,7 +282,7 @@ static void emit_stage(tess_strbuf *b, const tess_cuda_plan *p, const char *ind)
         const char *name = s->field[f].name;
         tess_strbuf_printf(b, "%s/* Plane z of %s into the tile: the thread's vectors, then its halo points. */\n", ind, name);
         tess_strbuf_printf(b, "%s" LOOP_IJ "%s    {\n", ind, ind, ind, ind);
-        tess_strbuf_printf(b, "%s        %s *const d__ = &%s__s[b__][LO_Y + threadIdx.y * PY + j__][PADX + (threadIdx.x + i__ * BX) * VEC];\n",
+        tess_strbuf_printf(b, "%s        %s *const d__ = &%s__s[b__]" OWN_IN_TILE ";\n",
                            ind, tess_gen_ctype(s, f, p->t->dtype), name);
         if (p->queue[f]) {
             tess_strbuf_printf(b, "%s        tess_sts(d__, %s__q_0[i__][j__]);\n", ind, name);
@@ -439,7 +442,7 @@ static void emit_ring_step(tess_strbuf *b, const tess_cuda_plan *p) {
         const char *name = s->field[f].name;
         tess_strbuf_printf(b, "        " LOOP_IJ "            tess_lds(%s__q_", "        ", "        ", name);
         dz_suffix(b, p->qhi[f]);
-        tess_strbuf_printf(b, "[i__][j__], &%s__s[RING_SLOT(%d)][LO_Y + threadIdx.y * PY + j__][PADX + (threadIdx.x + i__ * BX) * VEC]);\n",
+        tess_strbuf_printf(b, "[i__][j__], &%s__s[RING_SLOT(%d)]" OWN_IN_TILE ");\n",
                            name, p->ring_lo + p->qhi[f]);
     }
 }
