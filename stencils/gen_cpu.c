@@ -263,9 +263,7 @@ int tess_cpu_band_test(tess_strbuf *b, const tess_spec *s, bool periodic) {
     return n;
 }
 
-/* A call of a point function; in a tile, state fields are passed as rings
- * and outputs as rows under the same names. */
-static void emit_call(tess_strbuf *b, const tess_spec *s, const cpu_fns *fns, const char *indent, const char *fn) {
+void tess_cpu_emit_call(tess_strbuf *b, const tess_spec *s, const cpu_fns *fns, const char *indent, const char *fn) {
     tess_strbuf_printf(b, "%s%s(", indent, fn);
     tess_cpu_emit_args(b, s);
     tess_strbuf_printf(b, ", %s);\n", s->rank == 3 ? fns->coords : "y, x");
@@ -281,15 +279,15 @@ static void emit_runs(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, con
     snprintf(inner, sizeof inner, "%s    ", ind);
     if (s->lo[x] > 0) {
         tess_strbuf_printf(b, "%sfor (ptrdiff_t x = 0; x < LO_X; x++)\n", ind);
-        emit_call(b, s, fns, inner, edge);
+        tess_cpu_emit_call(b, s, fns, inner, edge);
     }
     if (pragmas && p->simd) tess_strbuf_puts(b, "#pragma omp simd\n");
     if (pragmas && p->unroll > 1) tess_strbuf_printf(b, "#pragma GCC unroll %d\n", p->unroll);
     tess_strbuf_printf(b, "%sfor (ptrdiff_t x = LO_X; x < NX - HI_X; x++)\n", ind);
-    emit_call(b, s, fns, inner, middle);
+    tess_cpu_emit_call(b, s, fns, inner, middle);
     if (s->hi[x] > 0) {
         tess_strbuf_printf(b, "%sfor (ptrdiff_t x = NX - HI_X > LO_X ? NX - HI_X : LO_X; x < NX; x++)\n", ind);
-        emit_call(b, s, fns, inner, edge);
+        tess_cpu_emit_call(b, s, fns, inner, edge);
     }
 }
 
@@ -316,7 +314,7 @@ static void emit_row(tess_strbuf *b, const cpu_plan *p) {
             emit_runs(b, p, fns, "        ", fns->point_wrap, false);
         } else {
             tess_strbuf_puts(b, "        for (ptrdiff_t x = 0; x < NX; x++)\n");
-            emit_call(b, s, fns, "            ", fns->fixed);
+            tess_cpu_emit_call(b, s, fns, "            ", fns->fixed);
         }
         tess_strbuf_puts(b, "        return;\n    }\n");
         tess_strbuf_free(&test);

@@ -34,6 +34,9 @@ void tess_cpu_emit_args(tess_strbuf *b, const tess_spec *s);
  * tile, x only) and the boundary copy, for the grid or a tile. */
 void tess_cpu_emit_point(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, bool wrap);
 void tess_cpu_emit_fixed(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns);
+/* A call of a point function fn at (z, y, x), with indent; in a tile, state
+ * fields are passed as rings and outputs as rows under the same names. */
+void tess_cpu_emit_call(tess_strbuf *b, const tess_spec *s, const cpu_fns *fns, const char *indent, const char *fn);
 /* The three runs of a row along x: low edge, interior (with the simd and
  * unroll pragmas), high edge. */
 void tess_cpu_emit_x_runs(tess_strbuf *b, const cpu_plan *p, const cpu_fns *fns, const char *ind);

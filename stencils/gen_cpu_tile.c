@@ -91,10 +91,9 @@ static void emit_row(tess_strbuf *b, const cpu_plan *p) {
     tess_strbuf test = {0};
     if (tess_cpu_band_test(&test, s, false) > 0) {
         tess_strbuf_printf(b, "    /* Rows on a fixed boundary band keep their values. */\n    if (%s) {\n"
-                              "        for (ptrdiff_t x = 0; x < NX; x++)\n            %s(",
-                           test.data, fns->fixed);
-        tess_cpu_emit_args(b, s);
-        tess_strbuf_printf(b, ", %s);\n        return;\n    }\n", s->rank == 3 ? fns->coords : "y, x");
+                              "        for (ptrdiff_t x = 0; x < NX; x++)\n", test.data);
+        tess_cpu_emit_call(b, s, fns, "            ", fns->fixed);
+        tess_strbuf_puts(b, "        return;\n    }\n");
     }
     tess_strbuf_free(&test);
     tess_cpu_emit_x_runs(b, p, fns, "    ");
