@@ -116,6 +116,13 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
     return ran;
 }
 
+/* Every config of the list is refused by the space. */
+static void check_illegal(const tess_space *sp, const char *const *configs, size_t n) {
+    tess_config c;
+    for (size_t i = 0; i < n; i++)
+        CHECK_MSG(tess_config_parse(sp, configs[i], &c) == TESS_ERR_ARG, "legal: %s", configs[i]);
+}
+
 /* Constraints: streaming settings only with streaming; block sizes; shared memory. */
 static void check_space(void) {
     const tess_op *op = tess_stencils_op("star3d25");
@@ -136,8 +143,7 @@ static void check_space(void) {
         /* a whole turn of the queue (10 planes) at 8 points per thread */
         "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=2,stream=1,chunk=64,staging=ldg,unroll=10,min_blocks=1",
     };
-    for (size_t i = 0; i < sizeof illegal / sizeof illegal[0]; i++)
-        CHECK_MSG(tess_config_parse(sp, illegal[i], &c) == TESS_ERR_ARG, "legal: %s", illegal[i]);
+    check_illegal(sp, illegal, sizeof illegal / sizeof illegal[0]);
     CHECK_OK(tess_config_parse(sp, "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=2,vec=2,stream=1,chunk=64,"
                                    "staging=ldg,unroll=10,min_blocks=8", &c));
     /* A config built through the API, past the constraints: emit refuses it. */
@@ -210,8 +216,7 @@ static void check_async(void) {
         "block_x=128,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=4,stream=1,chunk=64,staging=async,unroll=1,min_blocks=1,prefetch=1",
         "block_x=32,block_y=8,block_z=1,ppt_x=1,ppt_y=1,vec=4,stream=0,chunk=4,staging=async,unroll=1,min_blocks=1",
     };
-    for (size_t i = 0; i < sizeof illegal / sizeof illegal[0]; i++)
-        CHECK_MSG(tess_config_parse(sp, illegal[i], &c) == TESS_ERR_ARG, "legal: %s", illegal[i]);
+    check_illegal(sp, illegal, sizeof illegal / sizeof illegal[0]);
     /* Its launch asks for the ring: (16 + 8) rows x (4 + 128 + 4) floats x (0 + 4 + 3 + 1) planes. */
     CHECK_OK(tess_config_parse(sp, "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=4,stream=1,chunk=64,"
                                    "staging=async,unroll=1,min_blocks=1,prefetch=3", &c));
