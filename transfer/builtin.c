@@ -37,10 +37,7 @@ static tess_status register_user_stencils(void) {
         st = tess_stencils_register_library(dir);
     }
     free(copy);
-    if (!st) return TESS_OK;
-    char msg[512];
-    snprintf(msg, sizeof msg, "%s", tess_errmsg());
-    return tess_error(st, "TESSERA_STENCIL_PATH: %s", msg);
+    return st ? tess_error_context(st, "TESSERA_STENCIL_PATH") : TESS_OK;
 }
 
 static void register_all(void) {
