@@ -27,7 +27,8 @@ static void usage(FILE *f) {
             "usage: tessera COMMAND [options]   (tessera COMMAND --help for its options)\n\n"
             "tessera auto-tunes tiled kernels: it generates, compiles, verifies and times\n"
             "candidate configs on the real hardware and keeps every result in a records\n"
-            "database ($TESSERA_DB, or --db).\n\ncommands:\n");
+            "database ($TESSERA_DB, or --db). Stencils of your own: NAME.stencil files in\n"
+            "the directories of $TESSERA_STENCIL_PATH (separated by ':').\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nexit status: 0 success, 1 failure, 2 usage error\n");
