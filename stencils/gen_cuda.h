@@ -9,8 +9,8 @@
  * "shared": each plane staged in shared memory with its halo; streaming
  * only in 3D; "async", 3D streaming on sm_80 and later: a ring of shared
  * tiles of the planes read, filled by asynchronous copies running prefetch
- * planes ahead); prefetch (with async: planes in flight); unroll (of the z loop; with time_block > 1, 2 rotates the
- * register queues instead of shifting them); min_blocks (__launch_bounds__);
+ * planes ahead); prefetch (with async: planes in flight); unroll (of the z loop; with time_block > 1, planes per
+ * pass of the pipelined loop: 1 or 2); min_blocks (__launch_bounds__);
  * time_block (3D, steps > 1: steps fused in one launch, see gen_cuda_tb.c).
  * Kernel ABI: __global__ void ENTRY(T0 *b0, T1 *b1, ...), one launch per
  * time_block steps (at most TESS_MAX_LAUNCHES launches). */

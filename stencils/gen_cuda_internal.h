@@ -62,8 +62,11 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p);
  * its column, that is, through temporal blocking's shared tiles; returns
  * their number. */
 int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ + 1]);
-/* How many shared tiles per plane offset temporal blocking's levels take turns in. */
-int tess_cuda_tb_buffers(int time_block);
+/* Planes between temporal blocking's levels: level L computes plane
+ * i - L * lag at iteration i; above every plane offset read off a column. */
+int tess_cuda_tb_lag(const tess_spec *s);
+/* Temporal blocking: the bytes of field f's shared tiles (a multiple of 16). */
+long tess_cuda_tb_field_bytes(const tess_cuda_plan *p, int f);
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p);
 
 #endif

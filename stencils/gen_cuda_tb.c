@@ -5,24 +5,29 @@
  * the points it updates TB times (OUT_H x OUT_W) and TB halos around them,
  * which neighbouring blocks update too. Thread (ty, tx) owns columns
  * tx*PX .. tx*PX+PX-1 of rows ty*PY .. ty*PY+PY-1: its points, numbered
- * row by row. The block walks up a chunk of z with the steps
- * pipelined: at iteration i, level 0 loads plane i of each state field and
- * level L (1..TB) computes plane i - L*HI_Z from level L-1's values.
+ * row by row. The block walks up a chunk of z with the steps pipelined: at
+ * iteration i, level 0 takes plane i of each state field (loaded one
+ * iteration ahead) and level L (1..TB) computes plane i - L*LAG from level
+ * L-1's values.
  *
  * Each thread keeps, per level and point, a register queue of the
- * LO_Z+HI_Z+1 planes of its column that the next level reads. References
+ * LO_Z+LAG+1 planes of its column that the next level reads. References
  * along the column, and to the thread's other points, read the queues;
- * the others read a shared tile per plane offset, which the threads fill
- * from their queues before one barrier per level; the levels take turns in
- * two such tiles. Values near the tile's edge are wrong (their neighbours are
- * missing), one halo deeper at each level; the last level writes only the
- * inner points, which they never reach. Points on a fixed boundary band keep
- * their value, as in the reference (a select, or a branch when the update
- * reads other fields). Tiles that touch no band along y or x run copies of
- * the loop without those tests: one for the passes near the bottom and top
- * of the grid, which test the bands along z, and one without any test for
- * the passes between. Fields no output advances are read from global memory. */
+ * the others read shared tiles. LAG exceeds the highest plane offset read
+ * off the column, so every such plane was computed in an earlier
+ * iteration: each iteration publishes all levels' planes at once, before
+ * its only barrier, into tiles of its own parity (the other parity's tiles
+ * are still being read by threads behind). Values near the tile's edge are
+ * wrong (their neighbours are missing), one halo deeper at each level; the
+ * last level writes only the inner points, which they never reach. Points
+ * on a fixed boundary band keep their value, as in the reference (a
+ * select, or a branch when the update reads other fields). Tiles that
+ * touch no band along y or x run copies of the loop without those tests:
+ * one for the passes near the bottom and top of the grid, which test the
+ * bands along z, and one without any test for the passes between. Fields
+ * no output advances are read from global memory. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gen_cuda_internal.h"
 #include "gen_util.h"
@@ -52,15 +57,24 @@ typedef enum {
     BANDS_NONE    /* neither: passes whose planes all lie off the bands along z */
 } tb_bands;
 
-/* Where the expressions of one level and point of a thread are printed, in
- * which phase of the queues' rotation. */
+/* Where the expressions of one level and point of a thread are printed. */
 typedef struct tb_ctx {
     const tess_cuda_plan *p;
-    int level, row, col, phase;   /* the point: row and column among the thread's */
+    int level, row, col;   /* the point: row and column among the thread's */
     tb_bands bands;
 } tb_ctx;
 
-static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
+int tess_cuda_tb_lag(const tess_spec *s) {
+    int lag = s->hi[0] > 1 ? s->hi[0] : 1;
+    for (int f = 0; f < s->nfields; f++) {
+        int planes[2 * TESS_CUDA_MAX_DZ + 1];
+        int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
+        if (n && planes[n - 1] + 1 > lag) lag = planes[n - 1] + 1;
+    }
+    return lag;
+}
+
+static int queue_len(const tess_spec *s) { return s->lo[0] + tess_cuda_tb_lag(s) + 1; }
 
 /* Columns of a shared tile's halo: LO_X left and HI_X right of the block's
  * tile, rounded up to PX, so that a thread's points lie in one aligned
@@ -68,33 +82,17 @@ static int queue_len(const tess_spec *s) { return s->lo[0] + s->hi[0] + 1; }
 static int halo_columns(const tess_cuda_plan *p, int reach) { return (reach + p->px - 1) / p->px * p->px; }
 static int pad_left(const tess_cuda_plan *p) { return halo_columns(p, p->s->lo[2]); }
 
-int tess_cuda_tb_buffers(int time_block) { return time_block % 2 ? time_block : 2; }
+/* The register of a queue that holds plane z + dz once the iteration's
+ * plane is pushed (register 0 holds the oldest), and before. */
+static int queue_reg(const tess_cuda_plan *p, int dz) { return dz + p->s->lo[0]; }
+static int queue_reg_before_push(const tess_cuda_plan *p, int dz) { return queue_reg(p, dz + 1); }
 
-/* The shared tile that level L's values are published in: two buffers
- * alternate, since a level's barrier also ends the reads of the buffer two
- * levels back (with an odd count of levels the alternation would break at
- * the loop's turn, so each level has its own). */
-static int tile_of(const tess_cuda_plan *p, int level) { return level % tess_cuda_tb_buffers(p->time_block); }
-
-/* With unroll > 1 the queues rotate instead of shifting: the loop over
- * planes is unrolled queue_len times, and in phase `phase` (once that
- * phase's plane is pushed) the register of plane z + dz is this one. Rotation
- * saves the moves of a shift and costs registers. */
-static bool rotating(const tess_cuda_plan *p) { return p->unroll > 1; }
-
-static int queue_reg(const tess_cuda_plan *p, int phase, int dz) {
-    const tess_spec *s = p->s;
-    return rotating(p) ? (dz + s->lo[0] + phase + 1) % queue_len(s) : dz + s->lo[0];
-}
-
-/* Pushes `value` onto the queue of field `name` at level, point j. */
-static void emit_push(tess_strbuf *b, const tess_cuda_plan *p, const char *name, int level, int j, int phase,
+/* Pushes `value` onto the queue of field `name` at level, point j: the
+ * planes shift down one register (moves that the compiler renames away
+ * where it can). */
+static void emit_push(tess_strbuf *b, const tess_cuda_plan *p, const char *name, int level, int j,
                       const char *value, const char *indent) {
     int n = queue_len(p->s);
-    if (rotating(p)) {
-        tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, phase, value);
-        return;
-    }
     for (int m = 0; m + 1 < n; m++)
         tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s__q%d_%d_%d;\n", indent, name, level, j, m, name, level, j, m + 1);
     tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, n - 1, value);
@@ -108,6 +106,45 @@ static int plane_slot(const tess_spec *s, int f, int dz) {
     return -1;
 }
 
+/* Field f's shared tiles: per parity of the iteration, per level 0..TB-1,
+ * one per plane offset read off the column. Prints the tile of `level`
+ * and plane slot k, at row and column of the thread's points. */
+static void print_tile(tess_strbuf *b, const tess_cuda_plan *p, int f, int level, int k, int row, int col) {
+    const tess_spec *s = p->s;
+    int planes[2 * TESS_CUDA_MAX_DZ + 1];
+    int n = tess_cuda_tb_planes(s, f, planes);
+    tess_strbuf_printf(b, "%s__s[par__ * %d + %d][R__ + %d][C__ + %d]", s->field[f].name, p->time_block * n,
+                       level * n + k, row + s->lo[1], col + pad_left(p));
+}
+
+long tess_cuda_tb_field_bytes(const tess_cuda_plan *p, int f) {
+    const tess_spec *s = p->s;
+    int planes[2 * TESS_CUDA_MAX_DZ + 1];
+    int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
+    long sh = (long)p->by * p->py + s->lo[1] + s->hi[1];
+    long sw = pad_left(p) + (long)p->bx * p->px + halo_columns(p, s->hi[2]);
+    long bytes = 2L * p->time_block * n * sh * sw * (long)tess_dtype_size(tess_spec_field_dtype(s, f, p->t->dtype));
+    return (bytes + 15) / 16 * 16;
+}
+
+/* With block_x = 32 and ppt_x = 1 a warp is one row of the tile: a read
+ * along x within the thread's own rows takes the neighbouring lane's
+ * register through a warp shuffle instead of the shared tile (lanes at the
+ * tile's edges get a wrong value, as edge points do anyway). The shared
+ * tiles then carry only the rows that the threads above and below read. */
+static bool shuffles(const tess_cuda_plan *p) { return p->bx == 32 && p->px == 1; }
+
+static bool shuffled(const tess_cuda_plan *p, int row, int dx) {
+    return shuffles(p) && row >= 0 && row < p->py && dx != 0;
+}
+
+/* The name of queue register `reg` of point j at level, shuffled from the
+ * lane dx away when dx != 0. */
+static void print_queue(tess_strbuf *b, const char *name, int level, int j, int reg, int dx) {
+    tess_strbuf_printf(b, "%s__q%d_%d_%d", name, level, j, reg);
+    if (dx) tess_strbuf_printf(b, "__%c%d", dx < 0 ? 'm' : 'p', dx < 0 ? -dx : dx);
+}
+
 static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     const tb_ctx *c = user;
     const tess_spec *s = c->p->s;
@@ -117,11 +154,11 @@ static void print_ref(tess_strbuf *b, const tess_expr *e, void *user) {
     if (is_state(s, f)) {   /* level - 1: the thread's queues or the shared tile */
         int row = c->row + e->off[1], col = c->col + e->off[2];
         if (row >= 0 && row < c->p->py && col >= 0 && col < c->p->px)
-            tess_strbuf_printf(b, "%s__q%d_%d_%d", name, c->level - 1, row * c->p->px + col,
-                               queue_reg(c->p, c->phase, e->off[0]));
+            print_queue(b, name, c->level - 1, row * c->p->px + col, queue_reg(c->p, e->off[0]), 0);
+        else if (shuffled(c->p, row, e->off[2]))
+            print_queue(b, name, c->level - 1, row, queue_reg(c->p, e->off[0]), e->off[2]);
         else
-            tess_strbuf_printf(b, "%s__s%d[%d][R__ + %d][C__ + %d]", name, tile_of(c->p, c->level - 1),
-                               plane_slot(s, f, e->off[0]), row + s->lo[1], col + pad_left(c->p));
+            print_tile(b, c->p, f, c->level - 1, plane_slot(s, f, e->off[0]), row, col);
         return;
     }
     /* Halo points lie outside the grid along periodic axes: wrap. */
@@ -156,13 +193,26 @@ static bool band_by_branch(const tess_spec *s) {
     return false;
 }
 
+/* Whether level L computes instruction i (or leaves it: no later level reads it). */
+static bool computes(const tess_cuda_plan *p, int level, int i) {
+    int out = tess_gen_inst_output(p->s, i);
+    return out < 0 || level == p->time_block || p->s->field[out].advances >= 0;
+}
+
+/* Where point j lies in a plane: at<j>__ (clamped into the grid), or in
+ * tiles inside the grid (all but those on a band) an offset from point 0's. */
+static void print_at(tess_strbuf *b, const tess_cuda_plan *p, int j, tb_bands bands) {
+    if (bands == BANDS_ALL) tess_strbuf_printf(b, "at%d__", j);
+    else tess_strbuf_printf(b, "at0__ + (%d * NX + %d)", j / p->px, j % p->px);
+}
+
 /* Level L of point j: plane z of the thread's point. Points on a band keep
  * their value; without reads of other fields every point computes and
  * selects, which needs no branch (and off the bands, neither). */
 static void emit_point(tess_strbuf *b, const tb_ctx *c) {
     const tess_cuda_plan *p = c->p;
     const tess_spec *s = p->s;
-    int level = c->level, j = c->row * p->px + c->col, phase = c->phase;
+    int level = c->level, j = c->row * p->px + c->col;
     bool last = level == p->time_block, bands = c->bands != BANDS_NONE, branch = bands && band_by_branch(s);
     tess_strbuf_printf(b, "            {   /* row %d, column %d */\n", c->row, c->col);
     if (band_by_branch(s))   /* other fields are indexed by y and x */
@@ -171,10 +221,7 @@ static void emit_point(tess_strbuf *b, const tb_ctx *c) {
         tess_strbuf_printf(b, "                const bool band__ = band_z__ || band_yx%d__;\n", j);
     else if (bands)
         tess_strbuf_puts(b, "                const bool band__ = band_z__;\n");
-    if (last)
-        tess_strbuf_printf(b, "                if (in_z__ && write%d__) {\n", j);
-    else
-        tess_strbuf_puts(b, "                {\n");
+    tess_strbuf_puts(b, "                {\n");
     for (int i = 0; branch && i < s->ninst; i++) {
         int out = tess_gen_inst_output(s, i);
         if (out >= 0 && (last || s->field[out].advances >= 0))
@@ -184,7 +231,7 @@ static void emit_point(tess_strbuf *b, const tb_ctx *c) {
     tess_expr_printer pr = {.c_syntax = true, .ref = print_ref, .num = print_number, .user = (void *)c};
     for (int i = 0; i < s->ninst; i++) {
         int out = tess_gen_inst_output(s, i);
-        if (out >= 0 && !last && s->field[out].advances < 0) continue;   /* read by no later level */
+        if (!computes(p, level, i)) continue;   /* read by no later level */
         char name[64];
         if (out >= 0) snprintf(name, sizeof name, "%s__v", s->field[out].name);
         else tess_gen_inst_name(s, i, name, sizeof name);
@@ -201,43 +248,111 @@ static void emit_point(tess_strbuf *b, const tb_ctx *c) {
         char value[160];
         if (g < 0 || !bands) snprintf(value, sizeof value, "%s__v", name);
         else snprintf(value, sizeof value, "band__ ? %s__q%d_%d_%d : %s__v", s->field[g].name, level - 1, j,
-                      queue_reg(p, phase, 0), name);
-        if (last)
-            tess_strbuf_printf(b, "                    %s%s[pz__ + at%d__] = %s;\n",
-                               g < 0 && bands ? "if (!band__) " : "", name, j, value);
-        else
-            emit_push(b, p, s->field[g].name, level, j, phase, value, "                    ");
+                      queue_reg(p, 0), name);
+        if (last) {
+            tess_strbuf_printf(b, "                    if (in_z__ && write%d__%s) %s[pz__ + ", j,
+                               g < 0 && bands ? " && !band__" : "", name);
+            print_at(b, p, j, c->bands);
+            tess_strbuf_printf(b, "] = %s;\n", value);
+        } else
+            emit_push(b, p, s->field[g].name, level, j, value, "                    ");
     }
     tess_strbuf_puts(b, "                }\n            }\n");
 }
 
-/* Level L (1..TB): publish level L-1's planes that neighbours read, then
- * compute plane i - L*HI_Z of each row. */
-static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, int phase, tb_bands bands) {
-    const tess_spec *s = p->s;
-    tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * HI_Z */\n", level, level);
-    if (level == p->time_block || band_by_branch(s))
-        tess_strbuf_printf(b, "            const int z = i - %d * HI_Z;\n", level);
-    if (bands != BANDS_NONE) tess_strbuf_printf(b, "            const bool band_z__ = BAND_Z(i - %d * HI_Z);\n", level);
-    for (int f = 0; f < s->nfields; f++) {
-        int planes[2 * TESS_CUDA_MAX_DZ + 1];
-        int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
-        for (int k = 0; k < n; k++)
-            for (int j = 0; j < p->py * p->px; j++)
-                tess_strbuf_printf(b, "            %s__s%d[%d][R__ + %d][C__ + %d] = %s__q%d_%d_%d;\n",
-                                   s->field[f].name, tile_of(p, level - 1), k, j / p->px + s->lo[1],
-                                   j % p->px + pad_left(p), s->field[f].name, level - 1, j,
-                                   queue_reg(p, phase, planes[k]));
+/* The shuffles that point c reads in e, each declared once per level (the
+ * names declared so far in `seen`, as ";name;name;"). */
+static void emit_shuffles(tess_strbuf *b, const tess_expr *e, const tb_ctx *c, tess_strbuf *seen) {
+    for (int i = 0; i < e->nargs; i++) emit_shuffles(b, e->arg[i], c, seen);
+    const tess_spec *s = c->p->s;
+    if (e->kind != TESS_EXPR_REF || e->ref != TESS_REF_FIELD || !is_state(s, e->index)) return;
+    int row = c->row + e->off[1], dx = e->off[2];
+    if (!shuffled(c->p, row, dx)) return;
+    const char *name = s->field[e->index].name;
+    int reg = queue_reg(c->p, e->off[0]);
+    tess_strbuf var = {0};
+    tess_strbuf_puts(&var, ";");
+    print_queue(&var, name, c->level - 1, row, reg, dx);
+    tess_strbuf_puts(&var, ";");
+    if (!var.data) return;   /* out of memory: the kernel will not compile, which the compile reports */
+    if (!seen->data || !strstr(seen->data, var.data)) {
+        var.data[var.len - 1] = '\0';
+        tess_strbuf_printf(b, "            const %s %s = __shfl_%s_sync(0xffffffffu, ",
+                           tess_gen_ctype(s, e->index, c->p->t->dtype), var.data + 1, dx < 0 ? "up" : "down");
+        print_queue(b, name, c->level - 1, row, reg, 0);
+        tess_strbuf_printf(b, ", %d);\n", dx < 0 ? -dx : dx);
+        tess_strbuf_printf(seen, "%s%s;", seen->len ? "" : ";", var.data + 1);
     }
-    tess_strbuf_puts(b, "            __syncthreads();\n");
+    free(var.data);
+}
+
+/* Level L (1..TB): plane i - L*LAG of each of the thread's points. */
+static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, tb_bands bands) {
+    const tess_spec *s = p->s;
+    tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * LAG */\n", level, level);
+    if (level == p->time_block || band_by_branch(s))
+        tess_strbuf_printf(b, "            const int z = i - %d * LAG;\n", level);
+    if (bands != BANDS_NONE) tess_strbuf_printf(b, "            const bool band_z__ = BAND_Z(i - %d * LAG);\n", level);
     if (level == p->time_block)
         tess_strbuf_puts(b, "            const bool in_z__ = z >= Z0 && z < Z1;\n"
                             "            const idx_t pz__ = (idx_t)z * NY * NX;\n");
+    if (shuffles(p)) {   /* by every lane, outside the branches of bands */
+        tess_strbuf seen = {0};
+        for (int j = 0; j < p->py; j++) {
+            tb_ctx c = {p, level, j, 0, bands};
+            for (int i = 0; i < s->ninst; i++)
+                if (computes(p, level, i)) emit_shuffles(b, s->inst[i].expr, &c, &seen);
+        }
+        free(seen.data);
+    }
     for (int j = 0; j < p->py * p->px; j++) {
-        tb_ctx c = {p, level, j / p->px, j % p->px, phase, bands};
+        tb_ctx c = {p, level, j / p->px, j % p->px, bands};
         emit_point(b, &c);
     }
     tess_strbuf_puts(b, "        }\n");
+}
+
+/* Planes per pass of the loop (unroll): with two, each phase knows the
+ * parity of its tiles. */
+static int passes(const tess_cuda_plan *p) { return p->unroll; }
+
+/* Before the iteration's barrier: every level 0..TB-1 publishes the planes
+ * that the next level reads off the column this iteration (all computed in
+ * earlier ones) into the tiles of this iteration's parity. */
+static void emit_publish(tess_strbuf *b, const tess_cuda_plan *p, int phase) {
+    const tess_spec *s = p->s;
+    tess_strbuf_puts(b, "        /* publish the planes read off the column */\n");
+    if (passes(p) % 2) tess_strbuf_puts(b, "        const int par__ = i & 1;\n");
+    else tess_strbuf_printf(b, "        const int par__ = %d;\n", phase % 2);
+    for (int level = 0; level < p->time_block; level++)
+        for (int f = 0; f < s->nfields; f++) {
+            int planes[2 * TESS_CUDA_MAX_DZ + 1];
+            int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
+            for (int k = 0; k < n; k++)
+                for (int j = 0; j < p->py * p->px; j++) {
+                    int row = j / p->px;
+                    if (shuffles(p) && row >= s->hi[1] && row < p->py - s->lo[1]) continue;   /* read by no other thread */
+                    tess_strbuf_puts(b, "        ");
+                    print_tile(b, p, f, level, k, j / p->px, j % p->px);
+                    tess_strbuf_printf(b, " = %s__q%d_%d_%d;\n", s->field[f].name, level, j,
+                                       queue_reg_before_push(p, planes[k]));
+                }
+        }
+}
+
+/* Level 0's values of plane `plane` (an expression) into the registers
+ * n<j>, one iteration ahead of their push. */
+static void emit_load_ahead(tess_strbuf *b, const tess_cuda_plan *p, const char *plane, tb_bands bands,
+                            const char *indent) {
+    const tess_spec *s = p->s;
+    tess_strbuf_printf(b, "%s{\n%s    const idx_t pz__ = (idx_t)SAFE_Z(%s) * NY * NX;\n", indent, indent, plane);
+    for (int f = 0; f < s->nfields; f++)
+        for (int j = 0; is_state(s, f) && j < p->py * p->px; j++) {
+            tess_strbuf_printf(b, "%s    %s__n%d = __ldg(&%s[pz__ + ", indent, s->field[f].name, j, s->field[f].name);
+            print_at(b, p, j, bands);
+            tess_strbuf_puts(b, "]);\n");
+        }
+    tess_strbuf_printf(b, "%s}\n", indent);
 }
 
 /* BAND_Z(z), BAND_YX(y, x): on a fixed boundary band along those axes. */
@@ -254,28 +369,26 @@ static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
     }
 }
 
-static int passes(const tess_cuda_plan *p) { return rotating(p) ? queue_len(p->s) : 1; }
 
-/* Passes of the walk up the chunk while `cond` holds: level 0 loads a plane,
- * levels 1..TB update. */
+/* Passes of the walk up the chunk while `cond` holds: level 0 pushes the
+ * plane loaded ahead and loads the next, levels 1..TB update. */
 static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char *cond, tb_bands bands) {
     const tess_spec *s = p->s;
     int phases = passes(p);
     tess_strbuf_printf(b, "    for (; %s; i0 += %d) {\n", cond, phases);
     for (int phase = 0; phase < phases; phase++) {
-        tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n"
-                              "        /* level 0: plane i of the input */\n"
-                              "        const idx_t pz__ = (idx_t)%s * NY * NX;\n", phase, phase,
-                           bands == BANDS_NONE ? "i" : "SAFE_Z(i)");   /* passes off the bands: in the grid */
-        for (int f = 0; f < s->nfields; f++) {
-            if (!is_state(s, f)) continue;
-            for (int j = 0; j < p->py * p->px; j++) {
+        tess_strbuf_printf(b, "    {   /* phase %d */\n        const int i = i0 + %d;\n", phase, phase);
+        emit_publish(b, p, phase);
+        tess_strbuf_puts(b, "        /* level 0: plane i of the input, and plane i + 1 loaded */\n");
+        for (int f = 0; f < s->nfields; f++)
+            for (int j = 0; is_state(s, f) && j < p->py * p->px; j++) {
                 char value[128];
-                snprintf(value, sizeof value, "__ldg(&%s[pz__ + at%d__])", s->field[f].name, j);
-                emit_push(b, p, s->field[f].name, 0, j, phase, value, "        ");
+                snprintf(value, sizeof value, "%s__n%d", s->field[f].name, j);
+                emit_push(b, p, s->field[f].name, 0, j, value, "        ");
             }
-        }
-        for (int k = 1; k <= p->time_block; k++) emit_level(b, p, k, phase, bands);
+        emit_load_ahead(b, p, "i + 1", bands, "        ");
+        tess_strbuf_puts(b, "        __syncthreads();\n");
+        for (int k = 1; k <= p->time_block; k++) emit_level(b, p, k, bands);
         tess_strbuf_puts(b, "    }\n");
     }
     tess_strbuf_puts(b, "    }\n");
@@ -286,11 +399,12 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
     int tb = p->time_block, nq = queue_len(s);
     tess_strbuf_printf(b, "/* Temporal blocking: TB steps per launch, pipelined along z. The block's\n"
                           " * tile: TY x TX points, of which the inner OUT_H x OUT_W are written. */\n"
-                          "#define TB %d\n#define TY (BY * PY)\n#define TX (BX * PX)\n"
+                          "#define TB %d\n#define LAG %d   /* planes between levels */\n"
+                          "#define TY (BY * PY)\n#define TX (BX * PX)\n"
                           "#define OUT_W (TX - TB * (LO_X + HI_X))\n#define OUT_H (TY - TB * (LO_Y + HI_Y))\n"
                           "/* Shared tiles: the block's tile and a halo that only edge points read\n"
                           " * (along x whole vectors of PX points). */\n"
-                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (%d + TX + %d)\n", tb, pad_left(p),
+                          "#define SH (TY + LO_Y + HI_Y)\n#define SW (%d + TX + %d)\n", tb, tess_cuda_tb_lag(s), pad_left(p),
                           halo_columns(p, s->hi[2]));
     emit_band_macros(b, s);
     tess_strbuf_puts(b, "\n/* TB updates of the grid. */\nstatic __device__ __forceinline__ void tess_sweep(");
@@ -304,27 +418,33 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
         tess_strbuf_printf(b, "    const int sx%d__ = SAFE_X(X0 + %d);\n"
                               "    const bool out_x%d__ = C__ + %d >= TB * LO_X && C__ + %d < TB * LO_X + OUT_W && "
                               "X0 + %d < NX;\n", c, c, c, c, c, c);
+    tess_strbuf_puts(b, "    /* The shared tiles (dynamic shared memory, one field after another). */\n"
+                        "    extern __shared__ __align__(16) unsigned char tess_smem__[];\n");
+    long offset = 0;
     for (int f = 0; f < s->nfields; f++) {
-        int planes[2 * TESS_CUDA_MAX_DZ + 1];
-        int n = is_state(s, f) ? tess_cuda_tb_planes(s, f, planes) : 0;
         if (!is_state(s, f)) continue;
         const char *type = tess_gen_ctype(s, f, p->t->dtype), *name = s->field[f].name;
-        tess_strbuf_printf(b, "    /* %s: the tiles of the planes read off the column, and per level the\n"
-                              "     * queues of each point (planes z - LO_Z .. z + HI_Z of the next level's z). */\n",
-                           name);
-        for (int k = 0; k < tess_cuda_tb_buffers(tb) && n; k++) {
-            tess_strbuf_printf(b, "    __shared__ __align__(16) %s %s__s%d[%d][SH][SW];\n", type, name, k, n);
-            /* The halo no thread writes: zeros, so that edge points compute on numbers. */
-            tess_strbuf_printf(b, "    for (int t__ = threadIdx.y * BX + threadIdx.x; t__ < %d * SH * SW; t__ += BX * BY)\n"
-                                  "        (&%s__s%d[0][0][0])[t__] = 0;\n", n, name, k);
-        }
+        long bytes = tess_cuda_tb_field_bytes(p, f);
+        if (bytes)
+            tess_strbuf_printf(b, "    %s (*const %s__s)[SH][SW] = (%s (*)[SH][SW])(tess_smem__ + %ld);\n", type, name,
+                               type, offset);
+        offset += bytes;
+        tess_strbuf_printf(b, "    /* %s: per level, the queues of each point (planes z - LO_Z .. z + LAG of\n"
+                              "     * the next level's z), and the values loaded ahead. */\n", name);
         for (int k = 0; k < tb; k++)
             for (int j = 0; j < p->py * p->px; j++) {
                 tess_strbuf_printf(b, "    %s ", type);
                 for (int m = 0; m < nq; m++) tess_strbuf_printf(b, "%s%s__q%d_%d_%d = 0", m ? ", " : "", name, k, j, m);
                 tess_strbuf_puts(b, ";\n");
             }
+        tess_strbuf_printf(b, "    %s ", type);
+        for (int j = 0; j < p->py * p->px; j++) tess_strbuf_printf(b, "%s%s__n%d", j ? ", " : "", name, j);
+        tess_strbuf_puts(b, ";\n");
     }
+    /* The halo no thread writes: zeros, so that edge points compute on numbers. */
+    tess_strbuf_printf(b, "    for (int t__ = threadIdx.y * BX + threadIdx.x; t__ < %ld; t__ += BX * BY)\n"
+                          "        ((unsigned *)tess_smem__)[t__] = 0;\n"
+                          "    __syncthreads();\n", offset / 4);
     /* Per point: where it lies in a plane (clamped), on a band, written. */
     for (int j = 0; j < p->py * p->px; j++) {
         int r = j / p->px, c = j % p->px;
@@ -333,22 +453,24 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                               "    const bool write%d__ = out_x%d__ && R__ + %d >= TB * LO_Y && R__ + %d < TB * LO_Y + OUT_H && "
                               "Y0 + %d < NY;\n", j, r, c, j, r, c, j, c, r, r, r);
     }
-    tess_strbuf_puts(b, "    /* Tiles off the bands along y and x skip those tests, and so do their\n"
-                        "     * passes off the bands along z: after the lower band's planes have left\n"
-                        "     * the last level, before the upper band's reach the first. */\n"
-                        "    const bool edge__ = BAND_YX(Y0 - R__, X0 - C__) || BAND_YX(Y0 - R__ + TY - 1, X0 - C__ + TX - 1);\n"
-                        "    const int end__ = Z1 + TB * HI_Z;\n"
-                        "    int i0 = Z0 - TB * LO_Z;\n"
-                        "    __syncthreads();\n");
-    if (rotating(p))
-        tess_strbuf_printf(b, "    /* %d planes per pass, one per register of a queue: the last pass may run\n"
-                              "     * past Z1, writing nothing. */\n", passes(p));
+    tess_strbuf_puts(b, "    /* Tiles inside the grid and off the bands along y and x skip those tests\n"
+                        "     * (and address their points from point 0's), and so do their passes off\n"
+                        "     * the bands along z: after the lower band's planes have left the last\n"
+                        "     * level, before the upper band's reach the first. */\n"
+                        "    const bool edge__ = BAND_YX(Y0 - R__, X0 - C__) || BAND_YX(Y0 - R__ + TY - 1, X0 - C__ + TX - 1) ||\n"
+                        "                        Y0 - R__ < 0 || Y0 - R__ + TY > NY || X0 - C__ < 0 || X0 - C__ + TX > NX;\n"
+                        "    const int end__ = Z1 + TB * LAG;\n"
+                        "    int i0 = Z0 - TB * LO_Z;\n");
+    emit_load_ahead(b, p, "i0", BANDS_ALL, "    ");
+    if (passes(p) > 1)
+        tess_strbuf_printf(b, "    /* %d planes per pass: the last pass may run past Z1, writing nothing. */\n",
+                           passes(p));
     tess_strbuf_puts(b, "    if (edge__) {\n");
     emit_plane_loop(b, p, "i0 < end__", BANDS_ALL);
     tess_strbuf_puts(b, "    } else {\n");
     char clean[96];
     snprintf(clean, sizeof clean, "i0 + %d <= min(NZ, end__)", passes(p));
-    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * HI_Z", BANDS_Z);
+    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * LAG", BANDS_Z);
     emit_plane_loop(b, p, clean, BANDS_NONE);
     emit_plane_loop(b, p, "i0 < end__", BANDS_Z);
     tess_strbuf_puts(b, "    }\n}\n\n");

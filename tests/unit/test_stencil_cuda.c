@@ -227,6 +227,57 @@ static void check_async(void) {
     tess_space_destroy(sp);
 }
 
+/* The bytes of the shared tiles config `text` of spec `name` (64^3 f32)
+ * launches with on device d; 0 when the space refuses it. */
+static unsigned time_block_bytes(const char *name, const tess_device *d, const char *text) {
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, name, TESS_F32, (const int64_t[]){64, 64, 64}, 3));
+    tess_space *sp = NULL;
+    CHECK_OK(tess_stencils_op(name)->space(&t, d, &sp));
+    if (!sp) return 0;
+    tess_config c;
+    unsigned bytes = 0;
+    if (tess_config_parse(sp, text, &c) == TESS_OK) {
+        tess_kernel_source src;
+        CHECK_OK(tess_stencils_op(name)->emit(&t, d, sp, &c, &src));
+        bytes = src.launch[0].shared_bytes;
+        tess_kernel_source_free(&src);
+    }
+    tess_space_destroy(sp);
+    return bytes;
+}
+
+/* Temporal blocking's shared tiles: per parity of the iteration and level
+ * but the last, one tile per plane offset read off the column, in dynamic
+ * shared memory up to the device's limit per block. */
+static void check_time_blocks(void) {
+    /* four: reads off the column in plane 0 only; (32 + 2) x (1 + 64 + 1) floats x 2 x 4 levels. */
+    const char *four = "block_x=64,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,"
+                       "unroll=1,min_blocks=2,time_block=4";
+    unsigned bytes = time_block_bytes("four", &dev, four);
+    CHECK_MSG(bytes == 34 * 66 * 4 * 2 * 4, "four: %u bytes", bytes);
+    /* Past 48 KiB: refused where a block may not have more. */
+    tess_device small = dev;
+    small.smem_per_block_optin = 49152;
+    bytes = time_block_bytes("four", &small, four);
+    CHECK_MSG(bytes == 0, "four within 48 KiB: %u bytes", bytes);
+    /* eight: lap[0,0,1] reads u[-1,0,1] .. u[1,0,2], planes -1, 0 and 1 off the column and up to 2
+     * columns right; (16 + 2) x (1 + 32 + 2) floats x 3 planes x 2 x 2 levels. */
+    bytes = time_block_bytes("eight", &dev, "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,"
+                                            "chunk=16,staging=shared,unroll=1,min_blocks=1,time_block=2");
+    CHECK_MSG(bytes == 18 * 35 * 4 * 3 * 2 * 2, "eight: %u bytes", bytes);
+    /* heat3d in four steps fuses them by default, two where 48 KiB allow only that; four
+     * reads a coefficient field and keeps one step per launch. */
+    char text[512];
+    default_text("heat3d4", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "block_x=32,block_y=16,") && strstr(text, "ppt_y=4,") && strstr(text, "min_blocks=2,") &&
+                  strstr(text, "time_block=4"), "heat3d4 on the H200: %s", text);
+    default_text("heat3d4", &small, text, sizeof text);
+    CHECK_MSG(strstr(text, "time_block=2"), "heat3d4 within 48 KiB: %s", text);
+    default_text("four", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "time_block=1"), "four on the H200: %s", text);
+}
+
 static const char *const extra_specs[] = {
     "stencil zwrap\ngrid 6x7x8\nboundary periodic z y\n"
     "field u in\nfield s 2d coef\nfield v out advances u\n"
@@ -257,6 +308,7 @@ int main(void) {
     register_extra_specs(extra_specs, sizeof extra_specs / sizeof extra_specs[0]);
     check_space();
     check_async();
+    check_time_blocks();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
     /* x extents: 70 and 67 allow vectors of 2 and 1, 36 (f32) vectors of 4. */
