@@ -54,7 +54,9 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
         int size = (int)tess_dtype_size(tess_spec_field_dtype(s, g, real));
         if (s->rank != 3) continue;
         int planes[2 * TESS_CUDA_MAX_DZ + 1];
-        lim->tb_tile_bytes += tess_cuda_tb_planes(s, g, planes) * size;
+        int n = tess_cuda_tb_planes(s, g, planes);
+        lim->tb_tile_bytes += n * size;
+        lim->tb_fields += n > 0;
         lim->tb_queue += s->lo[0] + tess_cuda_tb_lag(s) + 1;
     }
     for (int f = 0; f < s->nfields; f++) {
@@ -97,7 +99,8 @@ static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, double smem, i
     double tx = bx * px;
     if (tx <= tb * lim->halo_x || ty <= tb * lim->halo_y) return false;
     double tile = (ty + lim->halo_y) * (round_up_d(lim->lo_x, px) + tx + round_up_d(lim->hi_x, px));
-    return tile * 2 * tb * lim->tb_tile_bytes <= smem && tb * px * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
+    return tile * 2 * tb * lim->tb_tile_bytes + 16 * lim->tb_fields <= smem &&   /* each field's tiles 16-byte aligned */
+           tb * px * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
 }
 
 /* The constraints' copy of the limits, with what depends on the device. */

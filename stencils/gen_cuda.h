@@ -40,6 +40,7 @@ typedef struct tess_stencil_cuda_limits {
     int zring;             /* planes a step reads along z: lo + hi + 1 */
     int tb_tile_bytes;     /* temporal blocking: shared bytes per tile point and level */
     int tb_queue;          /* temporal blocking: queued values per row and level */
+    int tb_fields;         /* temporal blocking: fields with shared tiles */
     int ring_bytes;        /* staging=async: bytes per tile point, over the fields in the ring */
     int ring_fields;       /* staging=async: the fields in the ring */
     int ring_lo, ring_hi;  /* staging=async: planes below and above z the ring holds */

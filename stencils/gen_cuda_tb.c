@@ -199,8 +199,9 @@ static bool computes(const tess_cuda_plan *p, int level, int i) {
     return out < 0 || level == p->time_block || p->s->field[out].advances >= 0;
 }
 
-/* Where point j lies in a plane: at<j>__ (clamped into the grid), or in
- * tiles inside the grid (all but those on a band) an offset from point 0's. */
+/* Where point j lies in a plane: at<j>__ (clamped into the grid), or, in
+ * the loops of tiles inside the grid and off the bands along y and x, an
+ * offset from point 0's. */
 static void print_at(tess_strbuf *b, const tess_cuda_plan *p, int j, tb_bands bands) {
     if (bands == BANDS_ALL) tess_strbuf_printf(b, "at%d__", j);
     else tess_strbuf_printf(b, "at0__ + (%d * NX + %d)", j / p->px, j % p->px);
@@ -368,7 +369,6 @@ static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
         tess_strbuf_puts(b, n ? ")\n" : "0)\n");
     }
 }
-
 
 /* Passes of the walk up the chunk while `cond` holds: level 0 pushes the
  * plane loaded ahead and loads the next, levels 1..TB update. */
