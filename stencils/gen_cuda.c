@@ -43,7 +43,6 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
     lim->lo_x = s->lo[s->rank - 1];
     lim->hi_x = s->hi[s->rank - 1];
     lim->steps = s->steps;
-    lim->zring = s->rank == 3 ? s->lo[0] + s->hi[0] + 1 : 1;
     for (int f = 0; f < s->nfields; f++) {
         int size = (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
         if (size > lim->max_field_bytes) lim->max_field_bytes = size;
@@ -89,18 +88,22 @@ static bool fits_shared(const tess_stencil_cuda_limits *lim, double bx, double b
     return tile * lim->staged_bytes * buffers <= TESS_STENCIL_CUDA_SMEM_MAX;
 }
 
-/* Temporal blocking: the block's tile (bx * px columns, ty rows) keeps inner
- * points after TB halos, its shared tiles (with a halo, whole vectors of px
- * along x; per parity of the iteration, one per level but the last) fit
+/* Temporal blocking: the bytes of a block's shared tiles (bx * px columns,
+ * ty rows, with a halo, whole vectors of px along x; per parity of the
+ * iteration, one per level but the last). */
+static double time_block_smem(const tess_stencil_cuda_limits *lim, int tb, double bx, double px, double ty) {
+    double tile = (ty + lim->halo_y) * (round_up_d(lim->lo_x, px) + bx * px + round_up_d(lim->hi_x, px));
+    return tile * 2 * tb * lim->tb_tile_bytes + 16 * lim->tb_fields;   /* each field's tiles 16-byte aligned */
+}
+
+/* The block's tile keeps inner points after TB halos, its shared tiles fit
  * `smem`, and so do the register queues (one per fused step but the last and
  * point of a thread). */
 static bool fits_time_blocks(const tess_stencil_cuda_limits *lim, double smem, int tb, double bx, double px,
                              double ty, double py) {
     double tx = bx * px;
     if (tx <= tb * lim->halo_x || ty <= tb * lim->halo_y) return false;
-    double tile = (ty + lim->halo_y) * (round_up_d(lim->lo_x, px) + tx + round_up_d(lim->hi_x, px));
-    return tile * 2 * tb * lim->tb_tile_bytes + 16 * lim->tb_fields <= smem &&   /* each field's tiles 16-byte aligned */
-           tb * px * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
+    return time_block_smem(lim, tb, bx, px, ty) <= smem && tb * px * py * lim->tb_queue <= TESS_STENCIL_CUDA_TB_QUEUE_MAX;
 }
 
 /* The constraints' copy of the limits, with what depends on the device. */
@@ -201,30 +204,33 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     double block_smem = dev->smem_per_block_optin > TESS_STENCIL_CUDA_SMEM_MAX ? (double)dev->smem_per_block_optin
                                                                                 : TESS_STENCIL_CUDA_SMEM_MAX;
     cuda_rules rules = {.lim = *lim, .block_smem = block_smem, .prefetch_at = -1};
-    int async_prefetch = 0;   /* the default's prefetch; 0: the default stages otherwise */
-    for (int pf = 3; async && !blocked && zreach >= 2 && lim->reads >= 20 && pf >= 1 && !async_prefetch; pf--)
-        if (fits_ring(&rules, 32, 4, 1, 4, vec[nvec - 1], pf)) async_prefetch = pf;
-    /* Stencils that read nothing along z (hdiff) gain nothing from the
-     * queues of streaming: their default is a 3D block of 32x4x2 threads of 2
-     * rows each, reading through the read-only cache (hdiff's best configs on
-     * the H200 at 80x256x256, where the streaming default ran 1.28x slower). */
-    bool flat = s->rank == 3 && zreach == 0 && !blocked;
-    if (flat) chunk = 4;   /* without streaming, chunk keeps its first value */
     /* Stencils of several steps that reach one point along every axis and
      * read only the fields they advance (heat3d in four steps) fuse up to 4
-     * steps by default: block 32x16, 4 rows per thread, 2 blocks per SM,
-     * chunks of 64 planes; on the H200 the best such config ran at 1.47x the
-     * copy bandwidth per step, where one step per launch runs below 1x. */
+     * steps by default: block 32x16, 4 rows per thread, 2 blocks per SM (as
+     * many steps as let two blocks' tiles share an SM), chunks of 64 planes;
+     * on the H200 that config ran at 1.47x the copy bandwidth per step, where
+     * one step per launch runs below 1x. */
     int fused = 0;
     if (s->rank == 3 && s->steps > 1 && reaches_one(s) && reads_only_state(s) && zmax >= 64)
         for (int tb = 4; tb >= 2 && !fused; tb /= 2)
             if (s->steps % tb == 0 && s->steps / tb <= TESS_MAX_LAUNCHES &&
-                fits_time_blocks(lim, rules.block_smem, tb, 32, 1, 64, 4))
+                fits_time_blocks(lim, rules.block_smem, tb, 32, 1, 64, 4) &&
+                (dev->smem_per_sm <= 0 ||   /* the driver keeps 1 KiB per block */
+                 2 * (time_block_smem(lim, tb, 32, 1, 64) + 1024) <= dev->smem_per_sm))
                 fused = tb;
     if (fused) {
         tb_default = fused;
         chunk = 64;
     }
+    int async_prefetch = 0;   /* the default's prefetch; 0: the default stages otherwise */
+    for (int pf = 3; async && !blocked && !fused && zreach >= 2 && lim->reads >= 20 && pf >= 1 && !async_prefetch; pf--)
+        if (fits_ring(&rules, 32, 4, 1, 4, vec[nvec - 1], pf)) async_prefetch = pf;
+    /* Stencils that read nothing along z (hdiff) gain nothing from the
+     * queues of streaming: their default is a 3D block of 32x4x2 threads of 2
+     * rows each, reading through the read-only cache (hdiff's best configs on
+     * the H200 at 80x256x256, where the streaming default ran 1.28x slower). */
+    bool flat = s->rank == 3 && zreach == 0 && !blocked && !fused;
+    if (flat) chunk = 4;   /* without streaming, chunk keeps its first value */
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     static const double bx[] = {32, 64, 128, 256}, by[] = {1, 2, 4, 8, 16}, bz[] = {1, 2, 4, 8};

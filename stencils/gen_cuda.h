@@ -37,9 +37,8 @@ typedef struct tess_stencil_cuda_limits {
     int lo_x, hi_x;        /* reach along x, below and above */
     int max_field_bytes;   /* the widest field's element: vectors stay within 16 bytes */
     int steps;
-    int zring;             /* planes a step reads along z: lo + hi + 1 */
     int tb_tile_bytes;     /* temporal blocking: shared bytes per tile point and level */
-    int tb_queue;          /* temporal blocking: queued values per row and level */
+    int tb_queue;          /* temporal blocking: queued values per point and level */
     int tb_fields;         /* temporal blocking: fields with shared tiles */
     int ring_bytes;        /* staging=async: bytes per tile point, over the fields in the ring */
     int ring_fields;       /* staging=async: the fields in the ring */

@@ -13,7 +13,8 @@
  * Each thread keeps, per level and point, a register queue of the
  * LO_Z+LAG+1 planes of its column that the next level reads. References
  * along the column, and to the thread's other points, read the queues;
- * the others read shared tiles. LAG exceeds the highest plane offset read
+ * the others read shared tiles, or, when a warp is a row of the tile, the
+ * neighbouring lanes' queues through shuffles. LAG exceeds the highest plane offset read
  * off the column, so every such plane was computed in an earlier
  * iteration: each iteration publishes all levels' planes at once, before
  * its only barrier, into tiles of its own parity (the other parity's tiles
@@ -356,13 +357,16 @@ static void emit_load_ahead(tess_strbuf *b, const tess_cuda_plan *p, const char 
     tess_strbuf_printf(b, "%s}\n", indent);
 }
 
-/* BAND_Z(z), BAND_YX(y, x): on a fixed boundary band along those axes. */
+/* BAND_Z(z), BAND_YX(y, x): on a fixed boundary band along those axes, or
+ * off the grid along a fixed axis the update does not reach along (levels
+ * run ahead of and behind the grid along z, tiles past its ends along y and
+ * x; reads of other fields there would leave their buffers). */
 static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
     for (int part = 0; part < 2; part++) {
         tess_strbuf_puts(b, part ? "#define BAND_YX(y, x) (" : "#define BAND_Z(z) (");
         int n = 0;
         for (int a = part; a < (part ? 3 : 1); a++) {
-            if (tess_spec_periodic(s, a) || (s->lo[a] == 0 && s->hi[a] == 0)) continue;
+            if (tess_spec_periodic(s, a)) continue;
             char v = tess_spec_axis_name(3, a), V = (char)(v - 'a' + 'A');
             tess_strbuf_printf(b, "%s(%c) < LO_%c || (%c) >= N%c - HI_%c", n++ ? " || " : "", v, V, v, V, V);
         }

@@ -3,7 +3,7 @@
  * the hardware evaluator (compile, isolated run, verification against the
  * float64 interpreter, timing): the default config, each kernel variant and
  * random legal configs, f32 and f64, on odd shapes; plus a periodic stencil
- * with a 2D field and stencils of four and eight steps, with temporal
+ * with a 2D field and stencils of two, four and eight steps, with temporal
  * blocking. Every candidate must verify.
  * Also prints the bandwidth reached on larger grids, for information.
  * Skipped without a CUDA device.
@@ -134,6 +134,10 @@ static const char *const extra_specs[] = {
     "v = u + 0.1 * c * lap + 0.01 * lap[0,0,1]\n",
     "stencil heat3d_x4 \"heat3d, four steps\"\ngrid 256x256x256\nsteps 4\nfield u in\nfield u_new out advances u\n"
     "u_new = u + 0.1 * (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0] + u[0,0,-1] + u[0,0,1] - 6 * u)\n",
+    /* Fixed along z, read only in its plane, with a coefficient field: its
+     * fused steps run planes past the grid's ends, where k must not be read. */
+    "stencil flatk\ngrid 9x10x11\nsteps 2\nfield u in\nfield k coef range 0 1\nfield v out advances u\n"
+    "v = u + 0.1 * k * (u[0,0,1] + u[0,0,-1] + u[0,1,0] + u[0,-1,0] - 4 * u)\n",
     "stencil four\ngrid 9x10x11\nsteps 4\n"
     "field u in\nfield k coef range 0 1\nfield u_new out advances u\nparam alpha = 0.1\n"
     "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
@@ -150,7 +154,8 @@ int main(void) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 5);
     const int64_t s3[] = {35, 33, 70}, s2[] = {100, 67};
-    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four", "eight"};
+    const char *const three_d[] = {"heat3d", "box3d27", "star3d25", "varcoef3d", "hdiff", "zwrap", "four", "eight",
+                                   "flatk"};
     for (size_t i = 0; i < sizeof three_d / sizeof three_d[0]; i++) {
         run_stencil(three_d[i], TESS_F32, s3, 3, 6, rng);
         run_stencil(three_d[i], TESS_F64, s3, 3, 2, rng);

@@ -276,6 +276,24 @@ static void check_time_blocks(void) {
     CHECK_MSG(strstr(text, "time_block=2"), "heat3d4 within 48 KiB: %s", text);
     default_text("four", &dev, text, sizeof text);
     CHECK_MSG(strstr(text, "time_block=1"), "four on the H200: %s", text);
+    /* In f64 four steps' tiles (140 KB) leave room for one block per SM: two steps. */
+    tess_task t;
+    CHECK_OK(tess_task_init(&t, "heat3d4", TESS_F64, (const int64_t[]){64, 64, 64}, 3));
+    tess_space *sp = NULL;
+    CHECK_OK(tess_stencils_op("heat3d4")->space(&t, &dev, &sp));
+    if (sp) {
+        tess_config c;
+        tess_space_default(sp, &c);
+        CHECK_OK(tess_config_format(sp, &c, text, sizeof text));
+        CHECK_MSG(strstr(text, "min_blocks=2,") && strstr(text, "time_block=2"), "heat3d4 f64: %s", text);
+        tess_space_destroy(sp);
+    }
+    /* Fusing wins over the defaults of stencils reading nothing along z and of those of 27 reads. */
+    default_text("flat4", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "stream=1,") && strstr(text, "time_block=4"), "flat4: %s", text);
+    /* The box reads three planes off the column: two blocks per SM fit two steps' tiles. */
+    default_text("box4", &dev, text, sizeof text);
+    CHECK_MSG(strstr(text, "staging=shared") && strstr(text, "time_block=2"), "box4: %s", text);
 }
 
 static const char *const extra_specs[] = {
@@ -292,6 +310,14 @@ static const char *const extra_specs[] = {
     "stencil yonly\ngrid 8x9x16\nfield u in\nfield v out advances u\nv = u[0,1,0] + u[0,-1,0] - u[1,0,0]\n",
     "stencil xonly\ngrid 8x9x16\nboundary periodic x\nfield u in\nfield v out advances u\nv = u[0,0,1] + u[0,0,-3]\n",
     "stencil five\ngrid 9x10\nsteps 5\nfield u in\nfield v out advances u\nv = u[0,1]\n",
+    /* Several steps: nothing read along z; the 27-point box. */
+    "stencil flat4\ngrid 8x9x40\nsteps 4\nfield u in\nfield v out advances u\n"
+    "v = u + 0.1 * (u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 4 * u)\n",
+    "stencil box4\ngrid 8x9x40\nsteps 4\nfield u in\nfield v out advances u\n"
+    "v = (u[-1,-1,-1] + u[-1,-1,0] + u[-1,-1,1] + u[-1,0,-1] + u[-1,0,0] + u[-1,0,1] + u[-1,1,-1] + u[-1,1,0]"
+    " + u[-1,1,1] + u[0,-1,-1] + u[0,-1,0] + u[0,-1,1] + u[0,0,-1] + u + u[0,0,1] + u[0,1,-1] + u[0,1,0]"
+    " + u[0,1,1] + u[1,-1,-1] + u[1,-1,0] + u[1,-1,1] + u[1,0,-1] + u[1,0,0] + u[1,0,1] + u[1,1,-1] + u[1,1,0]"
+    " + u[1,1,1]) / 27\n",
 };
 
 int main(void) {
