@@ -320,7 +320,7 @@ static void emit_vector_helpers(tess_strbuf *b, const char *type, int vec) {
         else snprintf(get + n, sizeof get - n, " d[%d] = t.%c;", v, lane[v]);
         snprintf(make + m, sizeof make - m, "%sd[%d]", v ? ", " : "", v);
     }
-    char put[128];
+    char put[160];   /* holds the longest vtype and make, as the compiler bounds them */
     if (vec == 1) snprintf(put, sizeof put, "*p = d[0];");
     else snprintf(put, sizeof put, "*(%s *)p = make_%s(%s);", vtype, vtype, make);
     tess_strbuf_printf(b,

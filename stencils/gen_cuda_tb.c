@@ -336,8 +336,9 @@ static void emit_publish(tess_strbuf *b, const tess_cuda_plan *p, int phase) {
                     if (shuffles(p) && row >= s->hi[1] && row < p->py - s->lo[1]) continue;   /* read by no other thread */
                     tess_strbuf_puts(b, "        ");
                     print_tile(b, p, f, level, k, j / p->px, j % p->px);
-                    tess_strbuf_printf(b, " = %s__q%d_%d_%d;\n", s->field[f].name, level, j,
-                                       queue_reg_before_push(p, planes[k]));
+                    tess_strbuf_puts(b, " = ");
+                    print_queue(b, s->field[f].name, level, j, queue_reg_before_push(p, planes[k]), 0);
+                    tess_strbuf_puts(b, ";\n");
                 }
         }
 }
