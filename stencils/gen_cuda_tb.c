@@ -376,8 +376,8 @@ static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
 }
 
 /* Passes of the walk up the chunk while `cond` holds: level 0 pushes the
- * plane loaded ahead and loads the next, levels 1..TB update. */
-static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char *cond, tb_bands bands) {
+ * plane loaded ahead and loads the next, levels 1..`levels` update. */
+static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char *cond, tb_bands bands, int levels) {
     const tess_spec *s = p->s;
     int phases = passes(p);
     tess_strbuf_printf(b, "    for (; %s; i0 += %d) {\n", cond, phases);
@@ -393,10 +393,26 @@ static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char 
             }
         emit_load_ahead(b, p, "i + 1", bands, "        ");
         tess_strbuf_puts(b, "        __syncthreads();\n");
-        for (int k = 1; k <= p->time_block; k++) emit_level(b, p, k, bands);
+        for (int k = 1; k <= levels; k++) emit_level(b, p, k, bands);
         tess_strbuf_puts(b, "    }\n");
     }
     tess_strbuf_puts(b, "    }\n");
+}
+
+/* The passes that start a chunk. The last level's first plane is Z0; level
+ * L's first that a later level reads is Z0 - (TB - L)*LO_Z, which it
+ * computes at i = Z0 - TB*LO_Z + L*(LO_Z + LAG). Until then its planes
+ * are read by no one: loop k (0..TB-1) runs the passes up to level k+1's
+ * first plane with levels 1..k only (and those that start within its last
+ * pass when it runs several planes per pass). */
+static void emit_warm_up(tess_strbuf *b, const tess_cuda_plan *p, tb_bands bands) {
+    int w = p->s->lo[0] + tess_cuda_tb_lag(p->s);
+    for (int k = 0; k < p->time_block; k++) {
+        char cond[96];
+        snprintf(cond, sizeof cond, "i0 < end__ && i0 < Z0 - TB * LO_Z + %d * (LO_Z + LAG)", k + 1);
+        int levels = ((k + 1) * w + passes(p) - 2) / w;
+        emit_plane_loop(b, p, cond, bands, levels < p->time_block ? levels : p->time_block);
+    }
 }
 
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
@@ -471,12 +487,14 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
         tess_strbuf_printf(b, "    /* %d planes per pass: the last pass may run past Z1, writing nothing. */\n",
                            passes(p));
     tess_strbuf_puts(b, "    if (edge__) {\n");
-    emit_plane_loop(b, p, "i0 < end__", BANDS_ALL);
+    emit_warm_up(b, p, BANDS_ALL);
+    emit_plane_loop(b, p, "i0 < end__", BANDS_ALL, tb);
     tess_strbuf_puts(b, "    } else {\n");
     char clean[96];
     snprintf(clean, sizeof clean, "i0 + %d <= min(NZ, end__)", passes(p));
-    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * LAG", BANDS_Z);
-    emit_plane_loop(b, p, clean, BANDS_NONE);
-    emit_plane_loop(b, p, "i0 < end__", BANDS_Z);
+    emit_warm_up(b, p, BANDS_Z);
+    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * LAG", BANDS_Z, tb);
+    emit_plane_loop(b, p, clean, BANDS_NONE, tb);
+    emit_plane_loop(b, p, "i0 < end__", BANDS_Z, tb);
     tess_strbuf_puts(b, "    }\n}\n\n");
 }

@@ -162,9 +162,10 @@ static void check_space(void) {
 }
 
 /* The text of the default config of op at 64^3 in dtype on device d. */
-static void default_text(const char *name, tess_dtype dtype, const tess_device *d, char *text, size_t len) {
+static void default_text_at(const char *name, tess_dtype dtype, const tess_device *d, const int64_t shape[3],
+                            char *text, size_t len) {
     tess_task t;
-    CHECK_OK(tess_task_init(&t, name, dtype, (const int64_t[]){64, 64, 64}, 3));
+    CHECK_OK(tess_task_init(&t, name, dtype, shape, 3));
     tess_space *sp = NULL;
     text[0] = '\0';
     CHECK_OK(tess_stencils_op(name)->space(&t, d, &sp));
@@ -173,6 +174,10 @@ static void default_text(const char *name, tess_dtype dtype, const tess_device *
     tess_space_default(sp, &c);
     CHECK_OK(tess_config_format(sp, &c, text, len));
     tess_space_destroy(sp);
+}
+
+static void default_text(const char *name, tess_dtype dtype, const tess_device *d, char *text, size_t len) {
+    default_text_at(name, dtype, d, (const int64_t[]){64, 64, 64}, text, len);
 }
 
 /* Defaults per stencil and device. staging=async: offered from sm_80, the
@@ -250,6 +255,30 @@ static unsigned time_block_bytes(const char *name, const tess_device *d, const c
 /* Temporal blocking's shared tiles: per parity of the iteration and level
  * but the last, one tile per plane offset read off the column, in dynamic
  * shared memory up to the device's limit per block. */
+/* Chunk lengths: powers of two from 4 up to the z extent (rounded up, at
+ * most 512) and the lengths that split it into 1 to 16 equal chunks. */
+static void check_chunks(const tess_device *d) {
+    static const double at512[] = {4, 8, 16, 32, 35, 37, 40, 43, 47, 52, 57, 64, 74, 86, 103, 128, 171, 256, 512};
+    static const double at80[] = {4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20, 27, 32, 40, 64, 80, 128};
+    const double *want[] = {at512, at80};
+    int nwant[] = {sizeof at512 / sizeof at512[0], sizeof at80 / sizeof at80[0]};
+    int64_t nz[] = {512, 80};
+    for (int k = 0; k < 2; k++) {
+        tess_task t;
+        CHECK_OK(tess_task_init(&t, "heat3d", TESS_F32, (const int64_t[]){nz[k], 64, 64}, 3));
+        tess_space *sp = NULL;
+        CHECK_OK(tess_stencils_op("heat3d")->space(&t, d, &sp));
+        if (!sp) continue;
+        int p = tess_space_param_index(sp, "chunk");
+        CHECK_MSG(p >= 0 && tess_space_param_size(sp, p) == nwant[k], "nz %lld: %d chunk lengths", (long long)nz[k],
+                  p >= 0 ? tess_space_param_size(sp, p) : -1);
+        for (int i = 0; p >= 0 && i < nwant[k] && i < tess_space_param_size(sp, p); i++)
+            CHECK_MSG(tess_space_param_value(sp, p, i) == want[k][i], "nz %lld: chunk %d is %g, not %g",
+                      (long long)nz[k], i, tess_space_param_value(sp, p, i), want[k][i]);
+        tess_space_destroy(sp);
+    }
+}
+
 static void check_time_blocks(void) {
     /* four: reads off the column in plane 0 only; (32 + 2) x (1 + 64 + 1) floats x 2 x 4 levels. */
     const char *four = "block_x=64,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,"
@@ -274,6 +303,10 @@ static void check_time_blocks(void) {
                   strstr(text, "time_block=4"), "heat3d4 on the H200: %s", text);
     default_text("heat3d4", TESS_F32, &small, text, sizeof text);
     CHECK_MSG(strstr(text, "time_block=2"), "heat3d4 within 48 KiB: %s", text);
+    /* Chunks that split z evenly are offered besides the powers of two; the default stays at 64. */
+    default_text_at("heat3d4", TESS_F32, &dev, (const int64_t[]){512, 512, 512}, text, sizeof text);
+    CHECK_MSG(strstr(text, "chunk=64,"), "heat3d4 at 512^3: %s", text);
+    check_chunks(&dev);
     default_text("four", TESS_F32, &dev, text, sizeof text);
     CHECK_MSG(strstr(text, "time_block=1"), "four on the H200: %s", text);
     /* In f64 four steps' tiles (140 KB) leave room for one block per SM: two steps. */
