@@ -25,8 +25,10 @@
  * select, or a branch when the update reads other fields). Tiles that
  * touch no band along y or x run copies of the loop without those tests:
  * one for the passes near the bottom and top of the grid, which test the
- * bands along z, and one without any test for the passes between. Fields
- * no output advances are read from global memory. */
+ * bands along z, and one without any test for the passes between. Each
+ * chunk starts with warm-up loops that run only the levels whose planes a
+ * later level reads. Fields no output advances are read from global
+ * memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
