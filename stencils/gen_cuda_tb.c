@@ -290,9 +290,34 @@ static void emit_shuffles(tess_strbuf *b, const tess_expr *e, const tb_ctx *c, t
     free(var.data);
 }
 
-/* Level L (1..TB): plane i - L*LAG of each of the thread's points. */
-static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, tb_bands bands) {
+/* The rows [*lo, *hi) among a thread's that level L computes in a loop for
+ * the threads of row ty of the block (-1: any row, all of them). Level L's
+ * values are wrong L halos deep from the tile's top and bottom, and no
+ * later level reads those rows: they are skipped. */
+static void level_rows(const tess_cuda_plan *p, int level, int ty, int *lo, int *hi) {
+    *lo = 0;
+    *hi = p->py;
+    if (ty < 0) return;
+    int first = level * p->s->lo[1] - ty * p->py, end = p->by * p->py - level * p->s->hi[1] - ty * p->py;
+    *lo = first < 0 ? 0 : first > p->py ? p->py : first;
+    *hi = end < 0 ? 0 : end > p->py ? p->py : end;
+}
+
+/* Loops of their own for the block's top and bottom rows of threads (a
+ * warp or more each: block_x is a multiple of 32), where the halos that
+ * levels skip lie only in those two rows. */
+static bool row_variants(const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
+    return p->by >= 3 && p->time_block * s->lo[1] <= p->py && p->time_block * s->hi[1] <= p->py;
+}
+
+/* Level L (1..TB): plane i - L*LAG of the thread's points (of rows that
+ * level_rows gives for thread row ty). */
+static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, tb_bands bands, int ty) {
+    const tess_spec *s = p->s;
+    int lo, hi;
+    level_rows(p, level, ty, &lo, &hi);
+    if (lo >= hi) return;
     tess_strbuf_printf(b, "        {   /* level %d: plane i - %d * LAG */\n", level, level);
     if (level == p->time_block || band_by_branch(s))
         tess_strbuf_printf(b, "            const int z = i - %d * LAG;\n", level);
@@ -302,14 +327,14 @@ static void emit_level(tess_strbuf *b, const tess_cuda_plan *p, int level, tb_ba
                             "            const idx_t pz__ = (idx_t)z * NY * NX;\n");
     if (shuffles(p)) {   /* by every lane, outside the branches of bands */
         tess_strbuf seen = {0};
-        for (int j = 0; j < p->py; j++) {
+        for (int j = lo; j < hi; j++) {
             tb_ctx c = {p, level, j, 0, bands};
             for (int i = 0; i < s->ninst; i++)
                 if (computes(p, level, i)) emit_shuffles(b, s->inst[i].expr, &c, &seen);
         }
         free(seen.data);
     }
-    for (int j = 0; j < p->py * p->px; j++) {
+    for (int j = lo * p->px; j < hi * p->px; j++) {
         tb_ctx c = {p, level, j / p->px, j % p->px, bands};
         emit_point(b, &c);
     }
@@ -378,8 +403,10 @@ static void emit_band_macros(tess_strbuf *b, const tess_spec *s) {
 }
 
 /* Passes of the walk up the chunk while `cond` holds: level 0 pushes the
- * plane loaded ahead and loads the next, levels 1..`levels` update. */
-static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char *cond, tb_bands bands, int levels) {
+ * plane loaded ahead and loads the next, levels 1..`levels` update (for
+ * thread row ty, or -1: any). */
+static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char *cond, tb_bands bands, int levels,
+                            int ty) {
     const tess_spec *s = p->s;
     int phases = passes(p);
     tess_strbuf_printf(b, "    for (; %s; i0 += %d) {\n", cond, phases);
@@ -395,7 +422,7 @@ static void emit_plane_loop(tess_strbuf *b, const tess_cuda_plan *p, const char 
             }
         emit_load_ahead(b, p, "i + 1", bands, "        ");
         tess_strbuf_puts(b, "        __syncthreads();\n");
-        for (int k = 1; k <= levels; k++) emit_level(b, p, k, bands);
+        for (int k = 1; k <= levels; k++) emit_level(b, p, k, bands, ty);
         tess_strbuf_puts(b, "    }\n");
     }
     tess_strbuf_puts(b, "    }\n");
@@ -413,7 +440,7 @@ static void emit_warm_up(tess_strbuf *b, const tess_cuda_plan *p, tb_bands bands
         char cond[96];
         snprintf(cond, sizeof cond, "i0 < end__ && i0 < Z0 - TB * LO_Z + %d * (LO_Z + LAG)", k + 1);
         int levels = ((k + 1) * w + passes(p) - 2) / w;
-        emit_plane_loop(b, p, cond, bands, levels < p->time_block ? levels : p->time_block);
+        emit_plane_loop(b, p, cond, bands, levels < p->time_block ? levels : p->time_block, -1);
     }
 }
 
@@ -490,13 +517,24 @@ void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
                            passes(p));
     tess_strbuf_puts(b, "    if (edge__) {\n");
     emit_warm_up(b, p, BANDS_ALL);
-    emit_plane_loop(b, p, "i0 < end__", BANDS_ALL, tb);
+    emit_plane_loop(b, p, "i0 < end__", BANDS_ALL, tb, -1);
     tess_strbuf_puts(b, "    } else {\n");
     char clean[96];
     snprintf(clean, sizeof clean, "i0 + %d <= min(NZ, end__)", passes(p));
     emit_warm_up(b, p, BANDS_Z);
-    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * LAG", BANDS_Z, tb);
-    emit_plane_loop(b, p, clean, BANDS_NONE, tb);
-    emit_plane_loop(b, p, "i0 < end__", BANDS_Z, tb);
+    emit_plane_loop(b, p, "i0 < end__ && i0 < LO_Z + TB * LAG", BANDS_Z, tb, -1);
+    if (row_variants(p)) {
+        tess_strbuf_puts(b, "    /* Levels skip the rows of their halos: the top and bottom rows of threads\n"
+                            "     * run loops of their own (the same passes and barriers). */\n"
+                            "    if (threadIdx.y == 0) {\n");
+        emit_plane_loop(b, p, clean, BANDS_NONE, tb, 0);
+        tess_strbuf_puts(b, "    } else if (threadIdx.y == BY - 1) {\n");
+        emit_plane_loop(b, p, clean, BANDS_NONE, tb, p->by - 1);
+        tess_strbuf_puts(b, "    } else {\n");
+        emit_plane_loop(b, p, clean, BANDS_NONE, tb, -1);
+        tess_strbuf_puts(b, "    }\n");
+    } else
+        emit_plane_loop(b, p, clean, BANDS_NONE, tb, -1);
+    emit_plane_loop(b, p, "i0 < end__", BANDS_Z, tb, -1);
     tess_strbuf_puts(b, "    }\n}\n\n");
 }
