@@ -237,7 +237,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
      * read only the fields they advance (heat3d in four steps) fuse up to 4
      * steps by default: block 32x16, 4 rows per thread, 2 blocks per SM (as
      * many steps as let two blocks' tiles share an SM), chunks of 64 planes;
-     * on the H200 that config ran at 1.51x the copy bandwidth per step, where
+     * on the H200 that config ran at 1.53x the copy bandwidth per step, where
      * one step per launch runs below 1x. */
     int fused = 0;
     if (s->rank == 3 && s->steps > 1 && reaches_one(s) && reads_only_state(s) && zmax >= 64)
