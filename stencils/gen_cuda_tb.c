@@ -27,8 +27,9 @@
  * one for the passes near the bottom and top of the grid, which test the
  * bands along z, and one without any test for the passes between. Each
  * chunk starts with warm-up loops that run only the levels whose planes a
- * later level reads. Fields no output advances are read from global
- * memory. */
+ * later level reads; in the band-free loop the block's top and bottom rows
+ * of threads skip the rows of each level's halos that no later level reads.
+ * Fields no output advances are read from global memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
