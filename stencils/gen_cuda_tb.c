@@ -440,7 +440,9 @@ static void emit_warm_up(tess_strbuf *b, const tess_cuda_plan *p, tb_bands bands
     for (int k = 0; k < p->time_block; k++) {
         char cond[96];
         snprintf(cond, sizeof cond, "i0 < end__ && i0 < Z0 - TB * LO_Z + %d * (LO_Z + LAG)", k + 1);
-        int levels = ((k + 1) * w + passes(p) - 2) / w;
+        /* the last pass of loop k ends at base + P*ceil((k+1)*w / P) - 1 (passes
+         * of P planes from base = Z0 - TB*LO_Z) */
+        int np = passes(p), levels = (np * (((k + 1) * w + np - 1) / np) - 1) / w;
         emit_plane_loop(b, p, cond, bands, levels < p->time_block ? levels : p->time_block, -1);
     }
 }
