@@ -10,20 +10,17 @@
 #include <errno.h>
 #include <math.h>
 #include <omp.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "backend.h"
 #include "error.h"
 #include "fsutil.h"
-
-extern char **environ;
+#include "subprocess.h"
 
 #define CPU_FLAGS "-O3 -march=native -fopenmp -shared -fPIC"
 
@@ -35,55 +32,17 @@ typedef struct cpu_module {
     cpu_entry entry[TESS_MAX_LAUNCHES];
 } cpu_module;
 
-static const char *compiler(void) {
-    const char *cc = getenv("TESSERA_CC");
-    if (!cc || !*cc) cc = getenv("CC");
-    return cc && *cc ? cc : "cc";
-}
-
-/* Runs argv, capturing stdout+stderr into *output. Returns the exit status
- * (or -1 if it could not start). */
-static int run_capture(char *const argv[], char **output) {
-    char path[] = "/tmp/tessera-cc-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    unlink(path);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd, 1);
-    posix_spawn_file_actions_adddup2(&fa, fd, 2);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    int status = -1;
-    if (rc == 0) {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-        status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    } else {
-        dprintf(fd, "cannot run %s: %s\n", argv[0], strerror(rc));
-    }
-    off_t len = lseek(fd, 0, SEEK_END);
-    char *text = malloc((size_t)len + 1);
-    if (text) {
-        ssize_t got = pread(fd, text, (size_t)len, 0);
-        text[got > 0 ? got : 0] = '\0';
-    }
-    close(fd);
-    *output = text;
-    return rc == 0 ? status : -1;
-}
-
 /* First line of `cc --version`, part of the cache key. */
 static const char *compiler_version(void) {
     static char version[256];
     if (version[0]) return version;
-    char *argv[] = {(char *)compiler(), "--version", NULL};
+    char *argv[] = {(char *)tess_c_compiler(), "--version", NULL};
     char *out = NULL;
-    if (run_capture(argv, &out) == 0 && out) {
+    if (tess_run_capture(argv, &out) == 0 && out) {
         size_t n = strcspn(out, "\n");
         snprintf(version, sizeof version, "%.*s", (int)n, out);
     } else {
-        snprintf(version, sizeof version, "%s (version unknown)", compiler());
+        snprintf(version, sizeof version, "%s (version unknown)", tess_c_compiler());
     }
     free(out);
     return version;
@@ -145,7 +104,7 @@ static tess_status cpu_compile(const tess_device *dev, const tess_kernel_source 
         /* argv: compiler, flags split on spaces, -o tmp, source */
         char *argv[64];
         int argc = 0;
-        argv[argc++] = (char *)compiler();
+        argv[argc++] = (char *)tess_c_compiler();
         char flag_words[512];
         snprintf(flag_words, sizeof flag_words, "%s", flags);
         for (char *save = NULL, *w = strtok_r(flag_words, " ", &save); w && argc < 58;
@@ -156,11 +115,11 @@ static tess_status cpu_compile(const tess_device *dev, const tess_kernel_source 
         argv[argc++] = csrc;
         argv[argc] = NULL;
         char *out = NULL;
-        int rc = run_capture(argv, &out);
+        int rc = tess_run_capture(argv, &out);
         if (rc != 0) {
             unlink(tmp);
             *log = out ? out : strdup("compiler failed to start");
-            return tess_error(TESS_ERR_COMPILE, "%s failed (exit %d)", compiler(), rc);
+            return tess_error(TESS_ERR_COMPILE, "%s failed (exit %d)", tess_c_compiler(), rc);
         }
         free(out);
         if (rename(tmp, so) != 0) {

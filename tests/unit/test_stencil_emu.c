@@ -13,22 +13,18 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
 #include "extra_specs.h"
 #include "h200.h"
 #include "core/error.h"
+#include "core/subprocess.h"
 #include "stencils/family.h"
-
-extern char **environ;
 
 /* A time-blocked config: blocks of one layer (block_z=1), no vectors, shared tiles. */
 #define TB_CONFIG(bx, by, px, py, chunk, unroll, tb)                                                       \
@@ -91,37 +87,6 @@ static const char *const extra_specs[] = {
 typedef int (*emu_run_fn)(void **buffers);
 typedef const char *(*emu_error_fn)(void);
 
-/* The compiler the cpu backend uses: $TESSERA_CC, else $CC, else cc. */
-static const char *compiler(void) {
-    const char *cc = getenv("TESSERA_CC");
-    if (!cc || !*cc) cc = getenv("CC");
-    return cc && *cc ? cc : "cc";
-}
-
-/* Runs argv with stdout and stderr into `log`: its exit status, or -1 if it could not start. */
-static int run_logged(char *const argv[], const char *log) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc) return -1;
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-static void print_file(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) fputs(line, stderr);
-    fclose(f);
-}
-
 /* The kernel as C: `extern "C"` (which keeps the entries' names unmangled in
  * CUDA C++, as C names always are) is no C, so it is dropped. */
 static void write_kernel(FILE *f, const char *code) {
@@ -157,15 +122,15 @@ static bool write_source(const char *path, const tess_kernel_source *src, const 
 }
 
 /* Compiles `c_path` into `so_path` and loads it (NULL on failure, reported). */
-static void *build(const char *c_path, const char *so_path, const char *log, const char *label) {
-    char *argv[] = {(char *)compiler(), "-std=gnu11", "-O1", "-fPIC", "-shared", "-w",
+static void *build(const char *c_path, const char *so_path, const char *label) {
+    char *argv[] = {(char *)tess_c_compiler(), "-std=gnu11", "-O1", "-fPIC", "-shared", "-w",
                     "-I", TESS_SOURCE_DIR "/tests/unit", "-o", (char *)so_path, (char *)c_path, NULL};
-    int rc = run_logged(argv, log);
-    CHECK_MSG(rc == 0, "%s: %s failed (exit %d) on %s", label, compiler(), rc, c_path);
-    if (rc) {
-        print_file(log);
-        return NULL;
-    }
+    char *out = NULL;
+    int rc = tess_run_capture(argv, &out);
+    CHECK_MSG(rc == 0, "%s: %s failed (exit %d) on %s", label, tess_c_compiler(), rc, c_path);
+    if (rc && out) fputs(out, stderr);
+    free(out);
+    if (rc) return NULL;
     void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
     CHECK_MSG(h != NULL, "%s: dlopen: %s", label, dlerror());
     return h;
@@ -302,35 +267,31 @@ static void run_case(int i, const char *dir) {
     tess_kernel_source src;
     char label[640];
     if (!emit_case(&cases[i], &t, &src, label, sizeof label)) return;
-    char c_path[4096], so_path[4096], log[4096];
+    char c_path[4096], so_path[4096];
     snprintf(c_path, sizeof c_path, "%s/case%d.c", dir, i);
     snprintf(so_path, sizeof so_path, "%s/case%d.so", dir, i);
-    snprintf(log, sizeof log, "%s/case%d.log", dir, i);
     tess_buffer_spec bs[TESS_MAX_BUFFERS];
     int nb = 0;
     CHECK_OK(tess_stencils_op(t.op)->buffers(&t, bs, &nb));
     bool written = write_source(c_path, &src, bs, nb);
     CHECK_MSG(written, "%s: cannot write %s", label, c_path);
-    void *so = written ? build(c_path, so_path, log, label) : NULL;
+    void *so = written ? build(c_path, so_path, label) : NULL;
     if (so) {
         run_and_check(so, tess_stencils_op(t.op), &t, label);
         dlclose(so);
     }
     tess_kernel_source_free(&src);
     unlink(so_path);
-    unlink(log);
     if (check_failures_ == failures) unlink(c_path);
     else fprintf(stderr, "%s: its source is %s\n", label, c_path);
     printf("%s: %s (%.1f s)\n", label, check_failures_ == failures ? "ok" : "FAILED", now_s() - t0);
 }
 
 /* Whether the compiler runs at all. */
-static bool have_compiler(const char *dir) {
-    char log[4096];
-    snprintf(log, sizeof log, "%s/version.log", dir);
-    char *argv[] = {(char *)compiler(), "--version", NULL};
-    bool ok = run_logged(argv, log) == 0;
-    unlink(log);
+static bool have_compiler(void) {
+    char *argv[] = {(char *)tess_c_compiler(), "--version", NULL}, *out = NULL;
+    bool ok = tess_run_capture(argv, &out) == 0;
+    free(out);
     return ok;
 }
 
@@ -340,8 +301,8 @@ int main(void) {
         fprintf(stderr, "cannot create %s: %s\n", dir, strerror(errno));
         return 1;
     }
-    if (!have_compiler(dir)) {
-        printf("skipped: no C compiler (%s does not run)\n", compiler());
+    if (!have_compiler()) {
+        printf("skipped: no C compiler (%s does not run)\n", tess_c_compiler());
         rmdir(dir);
         return 77;
     }
