@@ -56,7 +56,7 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
         int n = tess_cuda_tb_planes(s, g, planes);
         lim->tb_tile_bytes += n * size;
         lim->tb_fields += n > 0;
-        lim->tb_queue += s->lo[0] + tess_cuda_tb_lag(s) + 1;
+        lim->tb_queue += tess_cuda_tb_queue_len(s);
     }
     for (int f = 0; f < s->nfields; f++) {
         if (!tess_cuda_in_ring(s, use, f)) continue;
@@ -247,8 +247,6 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
                 (dev->smem_per_sm <= 0 ||   /* the driver keeps 1 KiB per block */
                  2 * (time_block_smem(lim, tb, 32, 1, 64) + 1024) <= dev->smem_per_sm))
                 fused = tb;
-    double chunks[32];
-    int nchunks = s->rank == 3 ? chunk_values(zmax, t->shape[0], chunks) : 0;
     if (fused) {
         tb_default = fused;
         chunk = 64;
@@ -280,6 +278,8 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     if (!st) st = tess_space_add(sp, "vec", nvec, vec, blocked || fused ? 0 : nvec - 1);
     if (!st && s->rank == 3) {
         st = tess_space_add(sp, "stream", 2, (const double[]){0, 1}, !flat);
+        double chunks[32];
+        int nchunks = chunk_values(zmax, t->shape[0], chunks);
         if (!st) st = tess_space_add(sp, "chunk", nchunks, chunks, index_of(chunks, nchunks, (double)chunk));
     }
     if (!st)

@@ -65,6 +65,8 @@ int tess_cuda_tb_planes(const tess_spec *s, int f, int dz[2 * TESS_CUDA_MAX_DZ +
 /* Planes between temporal blocking's levels: level L computes plane
  * i - L * lag at iteration i; above every plane offset read off a column. */
 int tess_cuda_tb_lag(const tess_spec *s);
+/* Planes in a level's register queue of a point: z - LO_Z .. z + lag. */
+int tess_cuda_tb_queue_len(const tess_spec *s);
 /* Temporal blocking: the bytes of field f's shared tiles (a multiple of 16). */
 long tess_cuda_tb_field_bytes(const tess_cuda_plan *p, int f);
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p);

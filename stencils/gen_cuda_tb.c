@@ -78,7 +78,7 @@ int tess_cuda_tb_lag(const tess_spec *s) {
     return lag;
 }
 
-static int queue_len(const tess_spec *s) { return s->lo[0] + tess_cuda_tb_lag(s) + 1; }
+int tess_cuda_tb_queue_len(const tess_spec *s) { return s->lo[0] + tess_cuda_tb_lag(s) + 1; }
 
 /* Columns of a shared tile's halo: LO_X left and HI_X right of the block's
  * tile, rounded up to PX, so that a thread's points lie in one aligned
@@ -96,7 +96,7 @@ static int queue_reg_before_push(const tess_cuda_plan *p, int dz) { return queue
  * where it can). */
 static void emit_push(tess_strbuf *b, const tess_cuda_plan *p, const char *name, int level, int j,
                       const char *value, const char *indent) {
-    int n = queue_len(p->s);
+    int n = tess_cuda_tb_queue_len(p->s);
     for (int m = 0; m + 1 < n; m++)
         tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s__q%d_%d_%d;\n", indent, name, level, j, m, name, level, j, m + 1);
     tess_strbuf_printf(b, "%s%s__q%d_%d_%d = %s;\n", indent, name, level, j, n - 1, value);
@@ -449,7 +449,7 @@ static void emit_warm_up(tess_strbuf *b, const tess_cuda_plan *p, tb_bands bands
 
 void tess_cuda_emit_tb_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
-    int tb = p->time_block, nq = queue_len(s);
+    int tb = p->time_block, nq = tess_cuda_tb_queue_len(s);
     tess_strbuf_printf(b, "/* Temporal blocking: TB steps per launch, pipelined along z. The block's\n"
                           " * tile: TY x TX points, of which the inner OUT_H x OUT_W are written. */\n"
                           "#define TB %d\n#define LAG %d   /* planes between levels */\n"
