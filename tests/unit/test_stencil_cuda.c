@@ -161,7 +161,7 @@ static void check_space(void) {
     tess_space_destroy(sp);
 }
 
-/* The text of the default config of op at 64^3 in dtype on device d. */
+/* The text of the default config of op at `shape` in dtype on device d. */
 static void default_text_at(const char *name, tess_dtype dtype, const tess_device *d, const int64_t shape[3],
                             char *text, size_t len) {
     tess_task t;
@@ -176,6 +176,7 @@ static void default_text_at(const char *name, tess_dtype dtype, const tess_devic
     tess_space_destroy(sp);
 }
 
+/* The same at 64^3. */
 static void default_text(const char *name, tess_dtype dtype, const tess_device *d, char *text, size_t len) {
     default_text_at(name, dtype, d, (const int64_t[]){64, 64, 64}, text, len);
 }
@@ -252,9 +253,6 @@ static unsigned time_block_bytes(const char *name, const tess_device *d, const c
     return bytes;
 }
 
-/* Temporal blocking's shared tiles: per parity of the iteration and level
- * but the last, one tile per plane offset read off the column, in dynamic
- * shared memory up to the device's limit per block. */
 /* Chunk lengths: powers of two from 4 up to the z extent (rounded up, at
  * most 512) and the lengths that split it into 1 to 16 equal chunks. */
 static void check_chunks(const tess_device *d) {
@@ -279,6 +277,9 @@ static void check_chunks(const tess_device *d) {
     }
 }
 
+/* Temporal blocking's shared tiles: per parity of the iteration and level
+ * but the last, one tile per plane offset read off the column, in dynamic
+ * shared memory up to the device's limit per block; the fused defaults. */
 static void check_time_blocks(void) {
     /* four: reads off the column in plane 0 only; (32 + 2) x (1 + 64 + 1) floats x 2 x 4 levels. */
     const char *four = "block_x=64,block_y=8,block_z=1,ppt_x=1,ppt_y=4,vec=1,stream=1,chunk=64,staging=shared,"
@@ -327,9 +328,7 @@ static const char *const extra_specs[] = {
     "stencil four\ngrid 9x10x11\nsteps 4\n"
     "field u in\nfield k coef\nfield u_new out advances u\nparam alpha = 0.1\n"
     "u_new = u + alpha * k * (u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u)\n",
-    "stencil eight\ngrid 9x10x11\nboundary periodic z x\nsteps 8\nfield u in\nfield v out advances u\n"
-    "lap = u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u\n"
-    "v = u + 0.1 * lap + 0.01 * lap[0,0,1]\n",
+    TESS_TEST_SPEC_EIGHT,
     /* Staged tiles with a halo only along y, or only along x. */
     "stencil yonly\ngrid 8x9x16\nfield u in\nfield v out advances u\nv = u[0,1,0] + u[0,-1,0] - u[1,0,0]\n",
     "stencil xonly\ngrid 8x9x16\nboundary periodic x\nfield u in\nfield v out advances u\nv = u[0,0,1] + u[0,0,-3]\n",
@@ -337,11 +336,7 @@ static const char *const extra_specs[] = {
     /* Several steps: nothing read along z; the 27-point box. */
     "stencil flat4\ngrid 8x9x40\nsteps 4\nfield u in\nfield v out advances u\n"
     "v = u + 0.1 * (u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 4 * u)\n",
-    "stencil box4\ngrid 8x9x40\nsteps 4\nfield u in\nfield v out advances u\n"
-    "v = (u[-1,-1,-1] + u[-1,-1,0] + u[-1,-1,1] + u[-1,0,-1] + u[-1,0,0] + u[-1,0,1] + u[-1,1,-1] + u[-1,1,0]"
-    " + u[-1,1,1] + u[0,-1,-1] + u[0,-1,0] + u[0,-1,1] + u[0,0,-1] + u + u[0,0,1] + u[0,1,-1] + u[0,1,0]"
-    " + u[0,1,1] + u[1,-1,-1] + u[1,-1,0] + u[1,-1,1] + u[1,0,-1] + u[1,0,0] + u[1,0,1] + u[1,1,-1] + u[1,1,0]"
-    " + u[1,1,1]) / 27\n",
+    TESS_TEST_SPEC_BOX4,
 };
 
 int main(void) {

@@ -58,19 +58,13 @@ static const emu_case cases[] = {
 };
 
 static const char *const extra_specs[] = {
-    "stencil eight\ngrid 9x10x11\nboundary periodic z x\nsteps 8\nfield u in\nfield v out advances u\n"
-    "lap = u[1,0,0] + u[-1,0,0] + u[0,1,0] + u[0,-1,0] + u[0,0,1] + u[0,0,-1] - 6 * u\n"
-    "v = u + 0.1 * lap + 0.01 * lap[0,0,1]\n",
+    TESS_TEST_SPEC_EIGHT,
     "stencil two\ngrid 16x16x64\nsteps 2\nfield a in\nfield b in\nfield k coef\n"
     "field a_new out advances a\nfield b_new out advances b\n"
     "t = a[0,1,0] - b[0,-1,1]\n"
     "a_new = a + 0.1 * k * (t + a[1,0,-1] - a)\n"
     "b_new = b + 0.1 * (a[0,0,1] - b[-1,1,0] + k[0,0,1] * t[0,0,-1])\n",
-    "stencil box4\ngrid 8x9x40\nsteps 4\nfield u in\nfield v out advances u\n"
-    "v = (u[-1,-1,-1] + u[-1,-1,0] + u[-1,-1,1] + u[-1,0,-1] + u[-1,0,0] + u[-1,0,1] + u[-1,1,-1] + u[-1,1,0]"
-    " + u[-1,1,1] + u[0,-1,-1] + u[0,-1,0] + u[0,-1,1] + u[0,0,-1] + u + u[0,0,1] + u[0,1,-1] + u[0,1,0]"
-    " + u[0,1,1] + u[1,-1,-1] + u[1,-1,0] + u[1,-1,1] + u[1,0,-1] + u[1,0,0] + u[1,0,1] + u[1,1,-1] + u[1,1,0]"
-    " + u[1,1,1]) / 27\n",
+    TESS_TEST_SPEC_BOX4,
     /* Nothing read along z, a coefficient field: read from global memory, off the bands only. */
     "stencil flatk\ngrid 16x16x64\nsteps 2\nfield u in\nfield k coef\nfield v out advances u\n"
     "v = u + 0.1 * k * (u[0,0,1] + u[0,0,-1] + u[0,1,0] + u[0,-1,0] - 4 * u)\n",
