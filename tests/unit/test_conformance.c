@@ -8,13 +8,15 @@
  *     operator declares, every declared attribute present, keys that parse
  *     back to themselves, positive finite byte and FLOP counts and
  *     tolerances;
- *   - per backend: a space with a valid default, whose default and seeded
- *     samples emit sources that define their launch entries;
+ *   - per backend: a space with a valid default, whose default, largest
+ *     config (every parameter at its last legal value: what a small task is
+ *     smallest for) and seeded samples emit sources that define their
+ *     launch entries;
  *   - cuda, on an A100 (sm_80) and an H200 (sm_90): the default and a
  *     sampled source compile with NVRTC for every architecture the operator
  *     claims (that part skipped where NVRTC cannot be loaded), and a device
  *     below the operator's minimum architecture is refused;
- *   - cpu: the default and a sampled config pass the hardware evaluator,
+ *   - cpu: the default, largest and a sampled config pass the hardware evaluator,
  *     which records a kernel writing a constant as wrong_result; the default
  *     kernel's outputs, run in this process, pass tess_problem_verify, and
  *     fail it with one element off by 100x its tolerance, or NaN.
@@ -37,6 +39,7 @@
 #include "transfer/builtin.h"
 
 #define SAMPLES 3     /* sampled configs emitted per task and device; the first is compiled and evaluated */
+#define CHECKED (2 + SAMPLES)   /* the default, the largest (largest_config) and the samples */
 #define MAX_IMPL 8    /* backends an operator declares, at most, for the copies below */
 
 static const tess_dtype dtypes[] = {TESS_F32, TESS_F64};
@@ -248,24 +251,50 @@ static void check_compiles(const tess_device *dev, const tess_task *t, const tes
     tess_blob_free(&bin);
 }
 
-/* The space of t on dev, its default and SAMPLES seeded samples emitted;
- * with `compile`, the default and the first sample compiled too. */
+/* The default with each parameter in turn moved to its last value that
+ * keeps the config legal: the tiles, unrolls and counts that a small task
+ * is smallest for. */
+static void largest_config(const tess_space *s, tess_config *c) {
+    tess_space_default(s, c);
+    for (int p = 0; p < tess_space_nparams(s); p++) {
+        int keep = c->v[p], i = tess_space_param_size(s, p) - 1;
+        for (; i > keep; i--) {
+            c->v[p] = i;
+            if (tess_space_valid(s, c)) break;
+        }
+        c->v[p] = i;
+    }
+}
+
+/* The configs checked in a space: its default, its largest and `nsamples`
+ * seeded samples (at most SAMPLES); returns how many. */
+static int checked_configs(const tess_space *s, gsl_rng *rng, int nsamples, tess_config c[CHECKED]) {
+    tess_space_default(s, &c[0]);
+    largest_config(s, &c[1]);
+    int n = 2;
+    for (; n < 2 + nsamples; n++)
+        if (tess_space_sample(s, rng, &c[n]) != TESS_OK) {
+            CHECK_MSG(false, "no sample: %s", tess_errmsg());
+            break;
+        }
+    return n;
+}
+
+/* The space of t on dev: its default valid, the checked configs emitted;
+ * with `compile`, the default and the first sample compiled too (NVRTC's
+ * compiles are most of this test's time). */
 static void check_space(const tess_op *op, const tess_task *t, const tess_device *dev, gsl_rng *rng, bool compile) {
     tess_space *s = NULL;
     tess_status st = tess_op_space(op, t, dev, &s);
     CHECK_MSG(st == TESS_OK, "%s on %s: %s", t->op, dev->arch, tess_errmsg());
     if (!s) return;
-    tess_config c;
-    tess_space_default(s, &c);
-    CHECK_MSG(tess_space_valid(s, &c), "%s on %s: the default violates %s", t->op, dev->arch,
-              tess_space_violation(s, &c));
-    for (int i = 0; i <= SAMPLES; i++) {
-        if (i > 0 && tess_space_sample(s, rng, &c) != TESS_OK) {
-            CHECK_MSG(false, "%s on %s: no sample: %s", t->op, dev->arch, tess_errmsg());
-            break;
-        }
+    tess_config c[CHECKED];
+    int n = checked_configs(s, rng, SAMPLES, c);
+    CHECK_MSG(tess_space_valid(s, &c[0]), "%s on %s: the default violates %s", t->op, dev->arch,
+              tess_space_violation(s, &c[0]));
+    for (int i = 0; i < n; i++) {
         tess_kernel_source src;
-        if (emit_source(op, t, dev, s, &c, &src) && compile && i <= 1) check_compiles(dev, t, &src);
+        if (emit_source(op, t, dev, s, &c[i], &src) && compile && (i == 0 || i == 2)) check_compiles(dev, t, &src);
         tess_kernel_source_free(&src);
     }
     tess_space_destroy(s);
@@ -324,8 +353,9 @@ static void count_outcome(const tess_result *r, void *user) {
     o->n[r->status]++;
 }
 
-/* The default and `nsamples` seeded samples of op's cpu space for t, through the hardware evaluator. */
-static outcomes evaluate(const tess_op *op, const tess_task *t, gsl_rng *rng, int nsamples) {
+/* The first n checked configs of op's cpu space for t (the default, the
+ * largest, a sample), through the hardware evaluator. */
+static outcomes evaluate(const tess_op *op, const tess_task *t, gsl_rng *rng, int n) {
     outcomes out = {{0}, ""};
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 30;
@@ -333,10 +363,9 @@ static outcomes evaluate(const tess_op *op, const tess_task *t, gsl_rng *rng, in
     tess_evaluator *ev = NULL;
     CHECK_OK(tess_evaluator_create_hw(op, t, cpu, &cpu_dev, &o, &ev));
     if (!ev) return out;
-    tess_config c[1 + SAMPLES];
-    tess_space_default(ev->space, &c[0]);
-    for (int i = 1; i <= nsamples; i++) CHECK_OK(tess_space_sample(ev->space, rng, &c[i]));
-    CHECK_OK(ev->ops->evaluate(ev, c, 1 + nsamples, count_outcome, &out));
+    tess_config c[CHECKED];
+    checked_configs(ev->space, rng, 1, c);
+    CHECK_OK(ev->ops->evaluate(ev, c, n, count_outcome, &out));
     tess_evaluator_destroy(ev);
     return out;
 }
@@ -363,18 +392,20 @@ static tess_status constant_emit(const tess_op *op, const tess_task *t, const te
     return tess_strbuf_finish(&code, &out->code);
 }
 
-static void check_evaluator(const tess_op *op, const tess_task *t, gsl_rng *rng) {
+/* With `plant`, a copy of op whose kernel writes a constant too. */
+static void check_evaluator(const tess_op *op, const tess_task *t, gsl_rng *rng, bool plant) {
     char key[TESS_KEY_MAX];
     tess_task_key(t, key, sizeof key);
-    outcomes good = evaluate(op, t, rng, 1);
-    CHECK_MSG(good.n[TESS_RESULT_OK] == 2, "%s: %d of the default and a sample ok: %s", key, good.n[TESS_RESULT_OK],
-              good.message);
+    outcomes good = evaluate(op, t, rng, 3);
+    CHECK_MSG(good.n[TESS_RESULT_OK] == 3, "%s: %d of the default, the largest and a sample ok: %s", key,
+              good.n[TESS_RESULT_OK], good.message);
+    if (!plant) return;
     tess_op planted = *op;
     tess_op_backend impl = *tess_op_backend_find(op, "cpu");
     impl.emit = constant_emit;
     planted.impl = &impl;
     planted.nimpl = 1;
-    outcomes bad = evaluate(&planted, t, rng, 0);
+    outcomes bad = evaluate(&planted, t, rng, 1);
     CHECK_MSG(bad.n[TESS_RESULT_WRONG_RESULT] == 1, "%s: a constant kernel was not wrong_result: '%s'", key,
               bad.message);
 }
@@ -467,21 +498,22 @@ done:
 
 /* Everything but check_verification, which runs kernels in this process. */
 static void check_operator(const tess_op *op, gsl_rng *rng) {
+    gsl_rng_set(rng, 42);   /* each operator's samples independent of those registered before it */
     check_registration(op);
     int accepted = 0;
     for (size_t d = 0; d < sizeof dtypes / sizeof dtypes[0]; d++) {
         tess_task t;
         if (!small_task(op, dtypes[d], &t)) continue;
         check_task(op, &t);
-        /* compiling one dtype covers the compiler; emitting both covers the generator */
-        bool compile = accepted++ == 0;
+        /* one dtype covers the compiler and the planted kernel; emitting both covers the generator */
+        bool first = accepted++ == 0;
         for (int i = 0; i < op->nimpl; i++) {
             const tess_op_backend *impl = &op->impl[i];
             if (strcmp(impl->backend, "cpu") == 0) check_space(op, &t, &cpu_dev, rng, false);
-            else if (strcmp(impl->backend, "cuda") == 0) check_cuda(op, impl, &t, rng, compile);
+            else if (strcmp(impl->backend, "cuda") == 0) check_cuda(op, impl, &t, rng, first);
             else CHECK_MSG(false, "%s: no device to check backend '%s' on", op->name, impl->backend);
         }
-        if (tess_op_supports_backend(op, "cpu")) check_evaluator(op, &t, rng);
+        if (tess_op_supports_backend(op, "cpu")) check_evaluator(op, &t, rng, first);
         char key[TESS_KEY_MAX];
         tess_task_key(&t, key, sizeof key);
         printf("%-10s %s checked\n", op->name, key);
@@ -520,7 +552,6 @@ int main(void) {
     CHECK_OK(cpu->probe(&cpu_dev));
     if (!cuda) printf("built without the CUDA toolkit: CUDA sources emitted but not compiled\n");
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 42);
     int nops = tess_op_count();
     CHECK(nops > 0);
     /* First what forks (the evaluator's runner and compile workers): libgomp
