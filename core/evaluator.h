@@ -56,7 +56,7 @@ typedef struct tess_hw_options {
 
 tess_hw_options tess_hw_options_default(void);
 
-/* An evaluator of op's configs in `space` (borrowed: built by op->space for
+/* An evaluator of op's configs in `space` (borrowed: built by tess_op_space for
  * this task and device, pinned as the caller wishes; it must outlive the
  * evaluator). */
 tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_space *space,

@@ -127,7 +127,7 @@ tess_status tess_session_tune(const tess_session *s, const tess_tune_options *op
     if (st) return st;
     /* The space may keep a pointer to the task: s->task outlives it. */
     tess_space *space = NULL;
-    st = s->op->space(&s->task, &s->device, &space);
+    st = tess_op_space(s->op, &s->task, &s->device, &space);
     if (st) return st;
     if (opt->fix && (st = tess_space_pin(space, opt->fix))) {
         tess_space_destroy(space);

@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     if (tess_register_builtin() || !(be = tess_backend_find(argv[1])) || be->probe(&dev) ||
         !(op = tess_op_find(argv[2])) || tess_shape_parse(argv[3], shape, &ndim) ||
         tess_task_init(&task, argv[2], TESS_F32, shape, ndim) ||
-        op->space(&task, &dev, &space) || tess_evaluator_create_hw(op, &task, space, be, &dev, &hw, &ev)) {
+        tess_op_space(op, &task, &dev, &space) || tess_evaluator_create_hw(op, &task, space, be, &dev, &hw, &ev)) {
         fprintf(stderr, "bench_tune_rate: %s\n", tess_errmsg());
         return 1;
     }

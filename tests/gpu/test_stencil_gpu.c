@@ -78,7 +78,7 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
     o.timeout_s = 20;
     o.min_time_s = 0.01;
     tess_space *space = NULL;
-    CHECK_OK(op->space(&t, &dev, &space));
+    CHECK_OK(tess_op_space(op, &t, &dev, &space));
     tess_evaluator *ev = NULL;
     if (space) CHECK_OK(tess_evaluator_create_hw(op, &t, space, cuda, &dev, &o, &ev));
     if (!ev) {
