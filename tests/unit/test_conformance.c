@@ -360,13 +360,17 @@ static outcomes evaluate(const tess_op *op, const tess_task *t, gsl_rng *rng, in
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 30;
     o.min_time_s = 0.001;
+    tess_space *space = NULL;
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(op, t, cpu, &cpu_dev, &o, &ev));
-    if (!ev) return out;
-    tess_config c[CHECKED];
-    checked_configs(ev->space, rng, 1, c);
-    CHECK_OK(ev->ops->evaluate(ev, c, n, count_outcome, &out));
-    tess_evaluator_destroy(ev);
+    CHECK_OK(tess_op_space(op, t, &cpu_dev, &space));
+    if (space) CHECK_OK(tess_evaluator_create_hw(op, t, space, cpu, &cpu_dev, &o, &ev));
+    if (ev) {
+        tess_config c[CHECKED];
+        checked_configs(space, rng, 1, c);
+        CHECK_OK(ev->ops->evaluate(ev, c, n, count_outcome, &out));
+        tess_evaluator_destroy(ev);
+    }
+    tess_space_destroy(space);
     return out;
 }
 
