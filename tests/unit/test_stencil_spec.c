@@ -74,16 +74,17 @@ static void check_c_api(void) {
     CHECK_OK(tess_spec_set_periodic(s, 'x'));
     CHECK_OK(tess_spec_add_field(s, "u", TESS_TYPE_REAL, 0, TESS_FIELD_IN));
     CHECK_OK(tess_spec_add_field(s, "coeff", TESS_TYPE_REAL, 0, TESS_FIELD_COEF));
-    CHECK_OK(tess_spec_set_range(s, "coeff", 0, 0.2));
+    CHECK_OK(tess_spec_set_range(s, "coeff", 0, 0.025));
     CHECK_OK(tess_spec_add_field(s, "u_out", TESS_TYPE_REAL, 0, TESS_FIELD_OUT));
     CHECK_OK(tess_spec_set_advances(s, "u_out", "u"));
     const int xp[] = {0, 0, 1}, xm[] = {0, 0, -1}, yp[] = {0, 1, 0}, ym[] = {0, -1, 0}, *centre = NULL;
 #define REF(name, off) ((off) == centre ? tess_expr_ref(name, 0, NULL) : tess_expr_ref(name, 3, off))
     tess_expr *lap = tess_expr_bin(
-        TESS_BIN_SUB, tess_expr_bin(TESS_BIN_MUL, tess_expr_num(4), REF("u", centre)),
+        TESS_BIN_SUB,
         tess_expr_bin(TESS_BIN_ADD,
                       tess_expr_bin(TESS_BIN_ADD, tess_expr_bin(TESS_BIN_ADD, REF("u", xp), REF("u", xm)), REF("u", yp)),
-                      REF("u", ym)));
+                      REF("u", ym)),
+        tess_expr_bin(TESS_BIN_MUL, tess_expr_num(4), REF("u", centre)));
     CHECK_OK(tess_spec_add_statement(s, "lap", lap));
     const char *axis_raw[] = {"flx_raw", "fly_raw"}, *axis_lim[] = {"flx", "fly"};
     const int *plus[] = {xp, yp};
