@@ -37,6 +37,10 @@ typedef struct tess_buffer_spec {
     tess_buffer_role role;
     tess_dtype dtype;
     int64_t count;     /* elements */
+    /* What a multi-step run needs (left zero by operators without time levels): */
+    char advances[24]; /* an output: the input it is the next time level of ("" if none) */
+    int rank;          /* the buffer spans the task's last `rank` axes (0: all of them) */
+    double lo, hi;     /* an input: the range fill_input draws from (both 0: [-1, 1]) */
 } tess_buffer_spec;
 
 typedef struct tess_launch {

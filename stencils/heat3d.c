@@ -33,8 +33,8 @@ static tess_status heat3d_emit(const tess_task *t, const tess_device *dev, const
 
 static tess_status heat3d_buffers(const tess_task *t, tess_buffer_spec *specs, int *n) {
     int64_t count = tess_shape_elements(t->shape, 3);
-    specs[0] = (tess_buffer_spec){"in", TESS_BUF_IN, t->dtype, count};
-    specs[1] = (tess_buffer_spec){"out", TESS_BUF_OUT, t->dtype, count};
+    specs[0] = (tess_buffer_spec){"u", TESS_BUF_IN, t->dtype, count};
+    specs[1] = (tess_buffer_spec){"u_new", TESS_BUF_OUT, t->dtype, count, .advances = "u"};
     *n = 2;
     return TESS_OK;
 }
@@ -78,7 +78,7 @@ static const char *const heat3d_backends[] = {"cpu", "cuda", NULL};
 const tess_op tess_op_heat3d = {
     .name = "heat3d",
     .family = "stencils",
-    .summary = "3D 7-point heat stencil, one explicit time step (buffers: in, out)",
+    .summary = "3D 7-point heat stencil, one explicit time step (buffers: u, u_new)",
     .default_shape = "256x256x256",
     .backends = heat3d_backends,
     .check_task = heat3d_check,

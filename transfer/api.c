@@ -63,10 +63,11 @@ tess_tune_options tess_tune_options_default(void) {
 tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int ndim,
                                  const char *dtype_name, const char *backend, tess_request *s) {
     memset(s, 0, sizeof *s);
+    tess_status st = tess_op_check(op_name);
+    if (st) return st;
     s->op = tess_op_find(op_name);
-    if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", op_name);
     tess_dtype dt;
-    tess_status st = tess_dtype_parse(dtype_name ? dtype_name : "f32", &dt);
+    st = tess_dtype_parse(dtype_name ? dtype_name : "f32", &dt);
     if (!st) st = tess_task_init(&s->task, op_name, dt, shape, ndim);
     if (!st) st = s->op->check_task(&s->task);
     if (st) return st;
