@@ -100,7 +100,7 @@ typedef struct tess_tune_report {
     double elapsed_s;        /* wall-clock time of the search */
     int status_counts[6];    /* indexed by tess_outcome */
     char stop_reason[96];
-    char device[256];        /* device key */
+    char device[320];        /* device key */
     int warm_configs;        /* configs taken from similar tasks */
     char transfer_from[1024];/* the prior tasks used, with their similarity ("" if none) */
 } tess_tune_report;
@@ -183,11 +183,11 @@ tess_status tess_kernel_download(tess_kernel *k, void *host, const void *src, si
  * operators: tess_op_check(NULL) returns the first such failure. */
 tess_status tess_op_check(const char *name);
 
-enum { TESS_BUFFER_INPUT, TESS_BUFFER_OUTPUT, TESS_BUFFER_SCRATCH };
+enum { TESS_BUFFER_INPUT, TESS_BUFFER_OUTPUT, TESS_BUFFER_SCRATCH, TESS_BUFFER_INOUT };
 
 typedef struct tess_buffer_info {
     char name[24];        /* "u", "coeff", "u_out", ...: netCDF variables of the same names */
-    int role;             /* TESS_BUFFER_INPUT, _OUTPUT, _SCRATCH */
+    int role;             /* TESS_BUFFER_INPUT, _OUTPUT, _SCRATCH, _INOUT (updated in place) */
     char dtype[8];        /* "f32", "f64" */
     size_t elem_bytes;
     int64_t count;        /* elements */
@@ -201,8 +201,8 @@ typedef struct tess_buffer_info {
  * them. At most cap entries are written; *n gets their number. TESS_ERR_ARG
  * (unknown operator, bad shape or dtype, cap too small), or tess_op_check's
  * status. */
-tess_status tess_op_buffers(const char *op, const int64_t *shape, int ndim, const char *dtype,
-                            tess_buffer_info *out, int cap, int *n);
+tess_status tess_op_list_buffers(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                 tess_buffer_info *out, int cap, int *n);
 /* Name of axis `axis` (slowest first) of a grid of ndim (1 to 3) axes: "z",
  * "y", "x", the names of netCDF dimensions; NULL out of range. Static. */
 const char *tess_grid_axis_name(int ndim, int axis);
@@ -220,7 +220,7 @@ void tess_op_advance(const tess_buffer_info *bufs, int n, void **arrays);
 typedef void (*tess_step_fn)(long done, long steps, double elapsed_s, void *user);
 
 /* Runs `steps` applications of op's float64 reference on host arrays: the
- * buffers of the task of dtype "f64" (tess_op_buffers), in order, inputs
+ * buffers of the task of dtype "f64" (tess_op_list_buffers), in order, inputs
  * filled; calls tess_op_advance after each, so arrays ends holding the last
  * time level in the inputs' places. The reference is exact and deterministic
  * (every point computed in double on all cores the same way whatever their

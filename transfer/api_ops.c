@@ -6,22 +6,23 @@
  * reaches it only through the operator's buffers and reference.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
 #include "core/error.h"
 #include "core/op.h"
 #include "core/task.h"
-#include "user_stencils.h"
 
 tess_status tess_op_check(const char *name) {
     tess_status st = tess_register_builtin();
     if (st) return st;
-    if (!name) return tess_user_stencils_failure(NULL);
+    if (!name) return tess_op_failure(NULL);
     /* a user file that defines this name failed: say so, even when a built-in has the name */
-    if ((st = tess_user_stencils_failure(name))) return st;
+    if ((st = tess_op_failure(name))) return st;
     if (tess_op_find(name)) return TESS_OK;
-    if (tess_user_stencils_failure(NULL)) {
+    if (tess_op_failure(NULL)) {
         char why[1024];
         snprintf(why, sizeof why, "%s", tess_errmsg());
         return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`); %s", name, why);
@@ -29,7 +30,7 @@ tess_status tess_op_check(const char *name) {
     return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", name);
 }
 
-/* The task of op on shape and dtype, checked. */
+/* The task of op on shape, all of its roles in one dtype, checked. */
 static tess_status op_task(const char *name, const int64_t *shape, int ndim, const char *dtype,
                            const tess_op **op, tess_task *t) {
     tess_status st = tess_op_check(name);
@@ -37,27 +38,29 @@ static tess_status op_task(const char *name, const int64_t *shape, int ndim, con
     *op = tess_op_find(name);
     tess_dtype dt;
     st = tess_dtype_parse(dtype ? dtype : "f32", &dt);
-    if (!st) st = tess_task_init(t, name, dt, shape, ndim);
-    if (!st) st = (*op)->check_task(t);
-    return st;
+    return st ? st : tess_op_make_task(*op, dt, dt, dt, shape, ndim, NULL, t);
 }
 
 static int role_of(tess_buffer_role r) {
-    return r == TESS_BUF_IN ? TESS_BUFFER_INPUT : r == TESS_BUF_OUT ? TESS_BUFFER_OUTPUT : TESS_BUFFER_SCRATCH;
+    switch (r) {
+    case TESS_BUF_IN: return TESS_BUFFER_INPUT;
+    case TESS_BUF_OUT: return TESS_BUFFER_OUTPUT;
+    case TESS_BUF_INOUT: return TESS_BUFFER_INOUT;
+    default: return TESS_BUFFER_SCRATCH;
+    }
 }
 
-tess_status tess_op_buffers(const char *name, const int64_t *shape, int ndim, const char *dtype,
-                            tess_buffer_info *out, int cap, int *n) {
+tess_status tess_op_list_buffers(const char *name, const int64_t *shape, int ndim, const char *dtype,
+                                 tess_buffer_info *out, int cap, int *n) {
     *n = 0;
     const tess_op *op;
     tess_task t;
-    tess_buffer_spec spec[TESS_MAX_BUFFERS];
-    int count;
+    tess_buffer_list list = {0};
     tess_status st = op_task(name, shape, ndim, dtype, &op, &t);
-    if (!st) st = op->buffers(&t, spec, &count);
-    if (st) return st;
-    if (count > cap) return tess_error(TESS_ERR_ARG, "%s has %d buffers, room for %d given", name, count, cap);
-    for (int i = 0; i < count; i++) {
+    if (!st) st = tess_op_buffers(op, &t, &list);
+    if (!st && list.n > cap) st = tess_error(TESS_ERR_ARG, "%s has %d buffers, room for %d given", name, list.n, cap);
+    const tess_buffer_spec *spec = list.spec;
+    for (int i = 0; i < list.n && !st; i++) {
         tess_buffer_info *b = &out[i];
         memset(b, 0, sizeof *b);
         snprintf(b->name, sizeof b->name, "%s", spec[i].name);
@@ -67,15 +70,17 @@ tess_status tess_op_buffers(const char *name, const int64_t *shape, int ndim, co
         b->count = spec[i].count;
         b->rank = spec[i].rank ? spec[i].rank : ndim;
         b->advances = -1;
-        b->lo = spec[i].lo == 0 && spec[i].hi == 0 ? -1 : spec[i].lo;
-        b->hi = spec[i].lo == 0 && spec[i].hi == 0 ? 1 : spec[i].hi;
-        for (int j = 0; j < count && spec[i].advances[0]; j++)
+        bool default_range = spec[i].lo == 0 && spec[i].hi == 0;
+        b->lo = default_range ? -1 : spec[i].lo;
+        b->hi = default_range ? 1 : spec[i].hi;
+        for (int j = 0; j < list.n && spec[i].advances[0]; j++)
             if (spec[j].role == TESS_BUF_IN && strcmp(spec[j].name, spec[i].advances) == 0) b->advances = j;
     }
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < list.n && !st; i++)
         if (out[i].advances >= 0) out[out[i].advances].advanced = 1;
-    *n = count;
-    return TESS_OK;
+    if (!st) *n = list.n;
+    tess_buffer_list_free(&list);
+    return st;
 }
 
 const char *tess_grid_axis_name(int ndim, int axis) {
@@ -90,9 +95,9 @@ tess_status tess_op_counts(const char *name, const int64_t *shape, int ndim, con
     tess_task t;
     tess_status st = op_task(name, shape, ndim, dtype, &op, &t);
     if (st) return st;
-    if (bytes) *bytes = op->bytes(&t);
-    if (flops) *flops = op->flops(&t);
-    if (tolerance) *tolerance = op->tolerance(&t);
+    if (bytes) *bytes = op->bytes(op, &t);
+    if (flops) *flops = op->flops(op, &t);
+    if (tolerance) *tolerance = op->tolerance(op, &t);
     return TESS_OK;
 }
 
@@ -108,20 +113,22 @@ void tess_op_advance(const tess_buffer_info *bufs, int n, void **arrays) {
 
 tess_status tess_reference_steps(const char *name, const int64_t *shape, int ndim, void **arrays, int narrays,
                                  long steps, tess_step_fn progress, void *user) {
-    tess_buffer_info bufs[TESS_MAX_BUFFERS];
+    if (narrays < 1) return tess_error(TESS_ERR_ARG, "%s: no arrays", name);
+    tess_buffer_info *bufs = calloc((size_t)narrays, sizeof *bufs);
+    if (!bufs) return tess_error(TESS_ERR_NOMEM, "out of memory describing %s's buffers", name);
     int n;
     const tess_op *op;
     tess_task t;
-    tess_status st = tess_op_buffers(name, shape, ndim, "f64", bufs, TESS_MAX_BUFFERS, &n);
+    tess_status st = tess_op_list_buffers(name, shape, ndim, "f64", bufs, narrays, &n);
+    if (!st && narrays != n) st = tess_error(TESS_ERR_ARG, "%s takes %d arrays, %d given", name, n, narrays);
     if (!st) st = op_task(name, shape, ndim, "f64", &op, &t);
-    if (st) return st;
-    if (narrays != n) return tess_error(TESS_ERR_ARG, "%s takes %d arrays, %d given", name, n, narrays);
     double t0 = tess_now();
     for (long s = 0; s < steps && !st; s++) {
-        st = op->reference(&t, arrays);
+        st = op->reference(op, &t, arrays);
         tess_op_advance(bufs, n, arrays);
         if (!st && progress) progress(s + 1, steps, tess_now() - t0, user);
     }
+    free(bufs);
     return st;
 }
 

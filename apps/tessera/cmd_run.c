@@ -102,7 +102,7 @@ static void fill_initial(const tess_buffer_info *b, const int64_t *shape, void *
  * values; returns an exit code (0: fine), having said what failed. */
 static int run_fields_init(run_fields *r, const run_grid *g, const char *dtype, const char *input) {
     memset(r, 0, sizeof *r);
-    tess_status st = tess_op_buffers(g->op, g->shape, g->ndim, dtype, r->buf, RUN_MAX_BUFFERS, &r->n);
+    tess_status st = tess_op_list_buffers(g->op, g->shape, g->ndim, dtype, r->buf, RUN_MAX_BUFFERS, &r->n);
     for (int i = 0; i < r->n && !st; i++) {
         const tess_buffer_info *b = &r->buf[i];
         if (!(r->host[i] = calloc((size_t)b->count + 1, b->elem_bytes))) {
@@ -259,7 +259,7 @@ int cmd_run(int argc, char **argv) {
 
     /* what the run needs, checked before anything runs */
     run_fields state = {0}, ref = {0};
-    tess_status st = tess_op_buffers(t.op, t.shape, t.ndim, dtype, state.buf, RUN_MAX_BUFFERS, &state.n);
+    tess_status st = tess_op_list_buffers(t.op, t.shape, t.ndim, dtype, state.buf, RUN_MAX_BUFFERS, &state.n);
     if (st) return cli_fail_status(st);
     bool advances = false;
     for (int i = 0; i < state.n; i++) advances = advances || state.buf[i].advances >= 0;

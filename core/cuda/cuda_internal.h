@@ -92,6 +92,8 @@ typedef struct tess_cuda_module {
     int nlaunches;
     CUfunction fn[TESS_MAX_LAUNCHES];
     tess_launch launch[TESS_MAX_LAUNCHES];
+    int nscalars;
+    tess_scalar scalar[TESS_MAX_SCALARS];   /* passed by value after the buffers */
 } tess_cuda_module;
 
 /* The ops, shared between the files of the backend. */

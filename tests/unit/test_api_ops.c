@@ -15,7 +15,7 @@ static void check_buffers(void) {
     tess_buffer_info b[8];
     int n = 0;
     const int64_t shape[3] = {4, 8, 8};
-    CHECK_OK(tess_op_buffers("hdiff", shape, 3, "f32", b, 8, &n));
+    CHECK_OK(tess_op_list_buffers("hdiff", shape, 3, "f32", b, 8, &n));
     CHECK(n == 3);
     CHECK(strcmp(b[0].name, "u") == 0 && b[0].role == TESS_BUFFER_INPUT && b[0].advanced == 1);
     CHECK(strcmp(b[1].name, "coeff") == 0 && b[1].role == TESS_BUFFER_INPUT && b[1].advanced == 0);
@@ -24,16 +24,16 @@ static void check_buffers(void) {
     CHECK(b[0].count == 256 && b[0].elem_bytes == 4 && strcmp(b[0].dtype, "f32") == 0 && b[0].rank == 3);
     CHECK(b[0].lo == -1 && b[0].hi == 1 && b[0].advances == -1);
     /* heat3d4 keeps a scratch level; the hand-written heat3d names its buffers as the stencil does */
-    CHECK_OK(tess_op_buffers("heat3d4", shape, 3, "f64", b, 8, &n));
+    CHECK_OK(tess_op_list_buffers("heat3d4", shape, 3, "f64", b, 8, &n));
     CHECK(n == 3 && b[2].role == TESS_BUFFER_SCRATCH && b[2].advances == -1 && strcmp(b[2].dtype, "f64") == 0);
-    CHECK_OK(tess_op_buffers("heat3d", shape, 3, "f32", b, 8, &n));
+    CHECK_OK(tess_op_list_buffers("heat3d", shape, 3, "f32", b, 8, &n));
     CHECK(n == 2 && strcmp(b[0].name, "u") == 0 && b[1].advances == 0);
     /* a reduction has no time levels */
     const int64_t len[1] = {1000};
-    CHECK_OK(tess_op_buffers("sum", len, 1, "f32", b, 8, &n));
+    CHECK_OK(tess_op_list_buffers("sum", len, 1, "f32", b, 8, &n));
     for (int i = 0; i < n; i++) CHECK(b[i].advances == -1 && b[i].advanced == 0);
-    CHECK(tess_op_buffers("hdiff", shape, 3, "f32", b, 2, &n) == TESS_ERR_ARG && strstr(tess_errmsg(), "3 buffers"));
-    CHECK(tess_op_buffers("nosuch", shape, 3, "f32", b, 8, &n) == TESS_ERR_ARG &&
+    CHECK(tess_op_list_buffers("hdiff", shape, 3, "f32", b, 2, &n) == TESS_ERR_ARG && strstr(tess_errmsg(), "3 buffers"));
+    CHECK(tess_op_list_buffers("nosuch", shape, 3, "f32", b, 8, &n) == TESS_ERR_ARG &&
           strstr(tess_errmsg(), "unknown operator 'nosuch'"));
     CHECK(tess_op_check("nosuch") == TESS_ERR_ARG && tess_op_check("hdiff") == TESS_OK);
     CHECK(strcmp(tess_grid_axis_name(3, 0), "z") == 0 && strcmp(tess_grid_axis_name(2, 0), "y") == 0);
@@ -65,7 +65,7 @@ static void check_reference_steps(void) {
     CHECK(calls == 5);
     tess_buffer_info info[2];
     int nb;
-    CHECK_OK(tess_op_buffers("heat3d", shape, 3, "f64", info, 2, &nb));
+    CHECK_OK(tess_op_list_buffers("heat3d", shape, 3, "f64", info, 2, &nb));
     void *by_hand[2] = {b[0], b[1]};
     for (int s = 0; s < 5; s++) {
         CHECK_OK(tess_reference_steps("heat3d", shape, 3, by_hand, 2, 1, NULL, NULL));
