@@ -176,9 +176,9 @@ tess_status tess_kernel_download(tess_kernel *k, void *host, const void *src, si
  * registered; otherwise a message that says why: TESS_ERR_FORMAT for a
  * stencil file of $TESSERA_STENCIL_PATH defining it that does not parse
  * (file:line:col), TESS_ERR_ARG for a user stencil that takes a built-in's
- * name (refused: the built-in keeps it), TESS_ERR_NOTFOUND for a name
- * nothing defines (naming a $TESSERA_STENCIL_PATH directory that does not
- * exist, or the first user stencil file that failed, if any). A user stencil
+ * name (refused: the built-in keeps it) and for a name nothing defines (the
+ * message then also names the first $TESSERA_STENCIL_PATH failure, such as a
+ * directory that does not exist, if there is one). A user stencil
  * file that fails breaks only the commands that need it or the list of all
  * operators: tess_op_check(NULL) returns the first such failure. */
 tess_status tess_op_check(const char *name);
@@ -203,9 +203,12 @@ typedef struct tess_buffer_info {
  * status. */
 tess_status tess_op_list_buffers(const char *op, const int64_t *shape, int ndim, const char *dtype,
                                  tess_buffer_info *out, int cap, int *n);
-/* Name of axis `axis` (slowest first) of a grid of ndim (1 to 3) axes: "z",
- * "y", "x", the names of netCDF dimensions; NULL out of range. Static. */
-const char *tess_grid_axis_name(int ndim, int axis);
+/* The names the operator gives a task's extents, slowest first ("z", "y",
+ * "x" for a 3D stencil; "y", "x" in 2D): the dimensions of its netCDF
+ * fields. names[i] gets each ("" for an unnamed extent). */
+#define TESS_EXTENT_NAME_MAX 16
+tess_status tess_op_extent_names(const char *op, const int64_t *shape, int ndim,
+                                 char (*names)[TESS_EXTENT_NAME_MAX]);
 /* Compulsory bytes of one application, its operations, and the relative
  * tolerance of its outputs (|got - ref| <= tol * (1 + |ref|) per step).
  * Any pointer may be NULL. */

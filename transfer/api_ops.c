@@ -83,10 +83,13 @@ tess_status tess_op_list_buffers(const char *name, const int64_t *shape, int ndi
     return st;
 }
 
-const char *tess_grid_axis_name(int ndim, int axis) {
-    static const char *const names[] = {"z", "y", "x"};
-    if (ndim < 1 || ndim > 3 || axis < 0 || axis >= ndim) return NULL;
-    return names[3 - ndim + axis];
+tess_status tess_op_extent_names(const char *name, const int64_t *shape, int ndim,
+                                 char (*names)[TESS_EXTENT_NAME_MAX]) {
+    const tess_op *op;
+    tess_task t;
+    tess_status st = op_task(name, shape, ndim, NULL, &op, &t);
+    for (int i = 0; i < ndim && !st; i++) snprintf(names[i], TESS_EXTENT_NAME_MAX, "%s", t.dim[i]);
+    return st;
 }
 
 tess_status tess_op_counts(const char *name, const int64_t *shape, int ndim, const char *dtype,

@@ -255,7 +255,7 @@ int cmd_run(int argc, char **argv) {
     if (rc) return rc;
     const char *dtype = t.dtype ? t.dtype : "f32";
     run_grid g = {t.op, t.ndim, t.shape, {NULL, NULL, NULL}};
-    for (int a = 0; a < t.ndim && a < 3; a++) g.dims[a] = tess_grid_axis_name(t.ndim, a);
+    char dims[4][TESS_EXTENT_NAME_MAX];
 
     /* what the run needs, checked before anything runs */
     run_fields state = {0}, ref = {0};
@@ -266,6 +266,8 @@ int cmd_run(int argc, char **argv) {
     if (!advances || t.ndim > 3)
         return cli_usage_error("run", "'%s' is not a stencil: run steps operators whose outputs advance their inputs "
                                "(tessera ops lists them)", t.op);
+    if ((st = tess_op_extent_names(t.op, t.shape, t.ndim, dims))) return cli_fail_status(st);
+    for (int a = 0; a < t.ndim; a++) g.dims[a] = dims[a];
     if (output && (st = tess_output_check(output))) return cli_fail_status(st);
     double bytes, tol;
     if ((st = tess_op_counts(t.op, t.shape, t.ndim, dtype, &bytes, NULL, &tol))) return cli_fail_status(st);

@@ -36,8 +36,11 @@ static void check_buffers(void) {
     CHECK(tess_op_list_buffers("nosuch", shape, 3, "f32", b, 8, &n) == TESS_ERR_ARG &&
           strstr(tess_errmsg(), "unknown operator 'nosuch'"));
     CHECK(tess_op_check("nosuch") == TESS_ERR_ARG && tess_op_check("hdiff") == TESS_OK);
-    CHECK(strcmp(tess_grid_axis_name(3, 0), "z") == 0 && strcmp(tess_grid_axis_name(2, 0), "y") == 0);
-    CHECK(strcmp(tess_grid_axis_name(1, 0), "x") == 0 && tess_grid_axis_name(3, 3) == NULL);
+    char dims[3][TESS_EXTENT_NAME_MAX];
+    CHECK_OK(tess_op_extent_names("hdiff", shape, 3, dims));
+    CHECK(strcmp(dims[0], "z") == 0 && strcmp(dims[1], "y") == 0 && strcmp(dims[2], "x") == 0);
+    CHECK_OK(tess_op_extent_names("heat2d", shape + 1, 2, dims));
+    CHECK(strcmp(dims[0], "y") == 0 && strcmp(dims[1], "x") == 0);
 }
 
 static void count_steps(long done, long steps, double elapsed_s, void *user) {
