@@ -69,10 +69,11 @@ tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int 
     if (!op_name || len == 0 || len >= sizeof name) return tess_error(TESS_ERR_ARG, "bad operator name '%s'", op_name ? op_name : "");
     memcpy(name, op_name, len);
     name[len] = '\0';
+    tess_status st = tess_op_check(name);
+    if (st) return st;
     s->op = tess_op_find(name);
-    if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", name);
     tess_dtype dt[TESS_ROLE_COUNT];
-    tess_status st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
+    st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
     if (!st) st = tess_op_make_task(s->op, dt[0], dt[1], dt[2], shape, ndim, colon ? colon + 1 : NULL, &s->task);
     if (st) return st;
     if (backend && *backend) {

@@ -25,6 +25,8 @@ static int no_options(const char *cmd, int argc, char **argv, const char *usage)
 int cmd_ops(int argc, char **argv) {
     int rc = no_options("ops", argc, argv, "usage: tessera ops\n\nLists the operators, their family, backends, default shape and buffers.\n");
     if (rc) return rc < 0 ? EXIT_OK : rc;
+    tess_status st = tess_op_check(NULL);   /* a user stencil file that failed */
+    if (st) return cli_fail_status(st);
     printf("%-12s %-11s %-10s %-14s %s\n", "operator", "family", "backends", "default shape", "summary");
     for (int i = 0; i < tess_op_count(); i++) {
         const tess_op *op = tess_op_at(i);
