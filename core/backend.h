@@ -89,8 +89,9 @@ typedef struct tess_backend_ops {
      * fill metrics->power_w from readings taken while timing. */
     tess_status (*time)(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                         int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
-    /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
-    tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
+    /* Measures every ceiling of the device (device.h): rates[k] for
+     * tess_ceiling_kind k in GB/s or GFLOP/s, 0 for a unit it does not have. */
+    tess_status (*calibrate)(void *ctx, double *rates);
     /* Optional: compares n elements of an output with a reference, both in
      * the backend's memory, by the test of tess_problem_verify. counts[0]:
      * unwritten elements (NaN where the reference is not), counts[1]: the

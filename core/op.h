@@ -86,6 +86,10 @@ typedef struct tess_op {
     /* Magnitude that absolute errors are measured against (NULL: 1). A sum
      * of n terms uses the sum of their magnitudes. */
     double (*verify_scale)(const tess_task *t, void *const *host_buffers);
+    /* Optional: the compute unit whose rate bounds the flops (the tensor
+     * cores of a dtype for GEMM and attention); NULL: the FMA rate of the
+     * dtype (tess_op_compute_unit). */
+    tess_ceiling_kind (*compute_unit)(const tess_task *t);
 } tess_op;
 
 /* Registry (by name, as PETSc registers solver types). */

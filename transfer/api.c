@@ -11,6 +11,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/records.h"
+#include "core/roofline.h"
 #include "core/runner.h"
 #include "core/tune.h"
 #include "dispatch.h"
@@ -91,14 +92,12 @@ tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measu
     int64_t id;
     tess_status st = tess_records_put_device(db, &s->device, &id);
     if (!st) st = tess_records_load_ceilings(db, &s->device);
-    if (st || s->device.ceiling_gbps > 0) return st;
-    double gbps, gflops;
-    st = tess_backend_calibrate_isolated(s->be, &s->device, &gbps, &gflops);
+    if (st || tess_device_calibrated(&s->device)) return st;
+    double rates[TESS_CEILING_COUNT];
+    st = tess_backend_calibrate_isolated(s->be, &s->device, rates);
     if (st) return st;
-    s->device.ceiling_gbps = gbps;
-    s->device.ceiling_gflops = gflops;
     if (measured_now) *measured_now = true;
-    return tess_records_set_ceilings(db, &s->device, gbps, gflops);
+    return tess_records_set_ceilings(db, &s->device, rates);
 }
 
 /* What the search loop's results go through on their way to the database. */
@@ -264,8 +263,13 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         } else {
             report->best_ms = INFINITY;
         }
-        report->ceiling_gbps = s.device.ceiling_gbps;
-        report->ceiling_gflops = s.device.ceiling_gflops;
+        tess_ceiling_kind unit = tess_op_compute_unit(s.op, &s.task);
+        tess_bound b = tess_roofline_bound(s.op->bytes(&s.task), s.op->flops(&s.task), unit, &s.device);
+        report->ceiling_gbps = s.device.ceiling[TESS_CEILING_COPY].value;
+        report->ceiling_gflops = s.device.ceiling[unit].value;
+        if (b.ms > 0) snprintf(report->bound, sizeof report->bound, "%s", tess_ceiling_label(b.ceiling));
+        report->bound_ms = b.ms;
+        report->fraction_of_ceiling = b.ms > 0 && out.found ? b.ms / out.best.time_ms : 0;
         report->evaluations = out.evaluations;
         report->elapsed_s = out.elapsed_s;
         for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out.counts[i];

@@ -10,10 +10,24 @@
 #ifndef TESS_CUDA_BACKEND_H
 #define TESS_CUDA_BACKEND_H
 
+#include <stdbool.h>
 #include "tessera.h"
 
 /* Registers the backend "cuda". Registering never touches the driver:
  * whether a device is present is the probe's answer. */
 tess_status tess_cuda_register(void);
+
+/* The backend's own kernels (calibration and verification), listed for the
+ * test that compiles each with NVRTC for the architectures it runs on. */
+typedef struct tess_cuda_own_source {
+    const char *what;           /* "the copy, read and FMA calibration kernels" */
+    const char *code;
+    int min_cc;                 /* lowest compute capability it is used on (major * 10 + minor) */
+    bool hopper_only;           /* compiled for sm_90a, used on sm_90 only */
+    const char *entries[8];     /* its entry points, NULL-terminated */
+} tess_cuda_own_source;
+
+/* Ends with an entry whose code is NULL. */
+extern const tess_cuda_own_source tess_cuda_own_sources[];
 
 #endif

@@ -16,7 +16,7 @@
 
 #define COMPARE_THREADS 256
 
-static const char compare_source[] =
+const char tess_cuda_compare_source[] =
     "// Verification kernels of the cuda backend.\n"
     "// counts: unwritten, first unwritten, wrong, first wrong.\n"
     "template <typename T>\n"
@@ -63,7 +63,7 @@ static const char compare_source[] =
 static tess_status load_compare_module(tess_cuda_context *c) {
     if (c->compare_module) return TESS_OK;
     CUmodule mod;
-    tess_status st = tess_cuda_load_own_module(c, compare_source, "the verification kernels", &mod);
+    tess_status st = tess_cuda_load_own_module(c, tess_cuda_compare_source, "the verification kernels", false, &mod);
     if (st) return st;
     CUdeviceptr counts;
     CUresult r;

@@ -76,6 +76,7 @@ typedef struct tess_cuda_context {
     CUcontext context;          /* the device's primary context */
     CUstream stream;
     char arch[16];              /* "sm_90" */
+    int cc;                     /* compute capability, major * 10 + minor */
     char pci_bus_id[32];
     int sm_count, max_threads_per_sm, warp_size;
     CUevent *events;            /* timing events, grown on demand */
@@ -113,7 +114,7 @@ void tess_cuda_unload(void *ctx, void *module);
 tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs);
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                            int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
-tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops);
+tess_status tess_cuda_calibrate(void *ctx, double *rates);
 tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                               double tol, double scale, int64_t counts[4]);
 /* Frees the verification kernels (context current). */
@@ -125,9 +126,24 @@ tess_status tess_cuda_bind(tess_cuda_context *c);
 tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
                                  void *const *dbufs, int nbufs);
 /* Compiles one of the backend's own kernel sources for the context's
- * device (through the cubin cache) and loads it; `what` names it in errors. */
+ * device (through the cubin cache; for sm_90a when hopper_only) and loads
+ * it; `what` names it in errors. */
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
-                                      CUmodule *out);
+                                      bool hopper_only, CUmodule *out);
+
+/* The sources of the backend's own kernels (listed in tess_cuda_own_sources). */
+extern const char tess_cuda_calibrate_source[], tess_cuda_mma_sync_source[], tess_cuda_wgmma_source[],
+    tess_cuda_compare_source[];
+
+/* Calibration: every kernel runs in blocks of this many threads. */
+#define TESS_CUDA_CALIBRATE_THREADS 256
+/* Launches fn on grid blocks `reps` times after one warm-up; *median_ms is
+ * the median time. */
+tess_status tess_cuda_time_launches(tess_cuda_context *c, CUfunction fn, unsigned grid, void **params,
+                                    int reps, double *median_ms);
+/* Fills the tensor-core rates of rates[] (0 where the device of compute
+ * capability cc has no such instruction). */
+tess_status tess_cuda_calibrate_mma(tess_cuda_context *c, int cc, double *rates);
 /* Ensures at least n timing events exist. */
 tess_status tess_cuda_events_reserve(tess_cuda_context *c, int n);
 

@@ -141,11 +141,11 @@ tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs
 }
 
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
-                                      CUmodule *out) {
+                                      bool hopper_only, CUmodule *out) {
     tess_device dev;
     memset(&dev, 0, sizeof dev);
     snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
-    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1};
+    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1, .hopper_only = hopper_only};
     tess_blob bin = {0};
     char *log = NULL;
     tess_status st = tess_cuda_compile(&dev, &src, &bin, &log);
