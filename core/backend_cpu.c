@@ -48,6 +48,41 @@ static const char *compiler_version(void) {
     return version;
 }
 
+/* A number read from a sysfs file, with a K or M suffix for sizes; -1 when
+ * the file is missing or does not start with a number. */
+static long long sysfs_number(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long long v = -1;
+    char unit = 0;
+    int n = fscanf(f, "%lld%c", &v, &unit);
+    fclose(f);
+    if (n < 1) return -1;
+    return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+}
+
+/* Bytes of every cache of level 2 and up, each instance counted once (by
+ * the first CPU that shares it): what can keep a kernel's data between
+ * calls. glibc's sysconf reports one instance of the last level only, and
+ * under some hypervisors not even that. 0 when sysfs does not say. */
+static int64_t cache_bytes(int ncpus) {
+    int64_t total = 0;
+    char path[128];
+    for (int cpu = 0; cpu < ncpus; cpu++)
+        for (int index = 0;; index++) {
+            const char *dir = "/sys/devices/system/cpu/cpu%d/cache/index%d/%s";
+            snprintf(path, sizeof path, dir, cpu, index, "level");
+            long long level = sysfs_number(path);
+            if (level < 0) break;
+            snprintf(path, sizeof path, dir, cpu, index, "shared_cpu_list");
+            long long first = sysfs_number(path);
+            snprintf(path, sizeof path, dir, cpu, index, "size");
+            long long size = sysfs_number(path);
+            if (level >= 2 && first == cpu && size > 0) total += size;
+        }
+    return total;
+}
+
 static tess_status cpu_probe(tess_device *dev) {
     memset(dev, 0, sizeof *dev);
     strcpy(dev->backend, "cpu");
@@ -72,7 +107,8 @@ static tess_status cpu_probe(tess_device *dev) {
     dev->units = (int)sysconf(_SC_NPROCESSORS_ONLN);
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    dev->l2_bytes = llc > 0 ? llc : 0;
+    dev->l2_bytes = cache_bytes(dev->units);
+    if (dev->l2_bytes <= 0) dev->l2_bytes = llc > 0 ? llc : 0;
     dev->mem_bytes = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     return TESS_OK;
 }
@@ -276,30 +312,34 @@ static const char calibrate_source[] =
     "FMA_CHAINS(tess_fma, float, 128)\n"
     "FMA_CHAINS(tess_fma_f64, double, 64)\n";
 
-#define CPU_FMA_ITERS 1000000
-#define CPU_COPY_REPS 15
+#define CPU_CALIBRATE_REPS 15
+/* FMA samples of about 0.1 ms at the peak of a few cores: on a shared host
+ * some of many short samples run with every thread on a core of its own. */
+#define CPU_FMA_ITERS 50000
+#define CPU_FMA_REPS 61
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* Loads one entry of the calibration binary and times it: the median of
- * reps runs after `warm` untimed ones, or the fastest with median false. */
+/* Loads one entry of the calibration binary and times it: the fastest of
+ * reps runs after `warm` untimed ones. A ceiling is the best the device
+ * does, and on a shared host the fastest run is the least disturbed. */
 static tess_status time_entry(void *ctx, const tess_blob *bin, const char *entry, void **bufs, int warm,
-                              int reps, bool median, double *ms) {
+                              int reps, double *ms) {
     tess_kernel_source src = {.nlaunches = 1};
     snprintf(src.launch[0].entry, sizeof src.launch[0].entry, "%s", entry);
     void *module = NULL;
     tess_status st = cpu_load(ctx, bin, &src, &module, NULL);
     if (st) return st;
-    double t[CPU_COPY_REPS];
+    double t[CPU_FMA_REPS];
     void *const *const sets[] = {bufs};
     if (warm) st = cpu_time(ctx, module, sets, 1, 3, warm, 1, t, NULL);
     if (!st) st = cpu_time(ctx, module, sets, 1, 3, reps, 1, t, NULL);
     if (!st) {
         qsort(t, (size_t)reps, sizeof *t, cmp_double);
-        *ms = median ? t[reps / 2] : t[0];
+        *ms = t[0];
     }
     cpu_unload(ctx, module);
     return st;
@@ -325,12 +365,12 @@ static tess_status cpu_calibrate(void *ctx, double *rates) {
     if (!st) {
         for (size_t i = 0; i < n; i++) a[i] = (double)i, b[i] = 0;   /* touch every page */
         void *bufs[3] = {a, b, &n};
-        st = time_entry(ctx, &bin, "tess_copy", bufs, 2, CPU_COPY_REPS, true, &ms);
+        st = time_entry(ctx, &bin, "tess_copy", bufs, 2, CPU_CALIBRATE_REPS, &ms);
         if (!st) rates[TESS_CEILING_COPY] = 2.0 * (double)n * sizeof(double) / (ms * 1e-3) / 1e9;
     }
     if (!st) {
         void *bufs[3] = {a, &out, &n};
-        st = time_entry(ctx, &bin, "tess_read", bufs, 2, CPU_COPY_REPS, true, &ms);
+        st = time_entry(ctx, &bin, "tess_read", bufs, 2, CPU_CALIBRATE_REPS, &ms);
         if (!st) rates[TESS_CEILING_READ] = (double)n * sizeof(double) / (ms * 1e-3) / 1e9;
     }
     const struct {
@@ -341,7 +381,7 @@ static tess_status cpu_calibrate(void *ctx, double *rates) {
     for (int f = 0; f < 2 && !st; f++) {
         size_t iters = CPU_FMA_ITERS;
         void *bufs[3] = {a, &out, &iters};
-        st = time_entry(ctx, &bin, fma[f].entry, bufs, 0, 5, false, &ms);
+        st = time_entry(ctx, &bin, fma[f].entry, bufs, 1, CPU_FMA_REPS, &ms);
         double flops = 2.0 * fma[f].lanes * (double)iters * omp_get_max_threads();
         if (!st) rates[fma[f].ceiling] = flops / (ms * 1e-3) / 1e9;
     }

@@ -71,7 +71,7 @@ static void print_device(const tess_device *d, const char *key) {
     printf("\n");
     if (d->clock_mhz > 0) printf("  clock %.0f MHz, memory clock %.0f MHz, bus %d bits\n", d->clock_mhz, d->mem_clock_mhz, d->mem_bus_width);
     printf("  memory %.1f GiB, %s %.1f MiB\n", (double)d->mem_bytes / (1 << 30),
-           strcmp(d->backend, "cpu") == 0 ? "last-level cache" : "L2", (double)d->l2_bytes / (1 << 20));
+           strcmp(d->backend, "cpu") == 0 ? "caches of level 2 and up" : "L2", (double)d->l2_bytes / (1 << 20));
     if (d->smem_per_block > 0)
         printf("  shared memory %lld B/block (%lld opt-in), %lld B/SM; registers %d/block, %d/SM; "
                "threads %d/block, %d/SM; warp %d\n",
