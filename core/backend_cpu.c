@@ -266,7 +266,12 @@ static tess_status cpu_time(void *ctx, void *module, void *const *const *sets, i
 /* Calibration kernels, compiled like any candidate so they get the same
  * compiler and flags: a STREAM-like copy, a sum that only reads, and
  * independent FMA chains in fp32 and fp64 (enough of them in flight to
- * cover the FMA units' latency with 512-bit vectors). */
+ * cover the FMA units' latency with 512-bit vectors). The FMA chains run on
+ * one thread, and the rate is that times the logical CPUs: threads that
+ * must all meet at the end of a parallel region measure the host's load
+ * as much as its cores (on a busy host, every sample waited for a
+ * descheduled thread), and a ceiling must not read below what the cores can
+ * do. Where two threads share a core that is twice its rate. */
 static const char calibrate_source[] =
     "#include <stddef.h>\n"
     "void tess_copy(void *const *b) {\n"
@@ -295,26 +300,22 @@ static const char calibrate_source[] =
     "    void NAME(void *const *b) {                                         \\\n"
     "        double *out = b[1];                                             \\\n"
     "        size_t iters = *(const size_t *)b[2];                           \\\n"
-    "        _Pragma(\"omp parallel\")                                        \\\n"
-    "        {                                                               \\\n"
-    "            T acc[LANES];                                               \\\n"
-    "            for (int j = 0; j < LANES; j++) acc[j] = (T)1 + (T)1e-3 * j; \\\n"
-    "            for (size_t i = 0; i < iters; i++)                          \\\n"
-    "                _Pragma(\"omp simd\")                                    \\\n"
-    "                for (int j = 0; j < LANES; j++)                         \\\n"
-    "                    acc[j] = acc[j] * (T)0.999999 + (T)1e-7;            \\\n"
-    "            T s = 0;                                                    \\\n"
-    "            for (int j = 0; j < LANES; j++) s += acc[j];                \\\n"
-    "            _Pragma(\"omp atomic\")                                      \\\n"
-    "            out[0] += s;                                                \\\n"
-    "        }                                                               \\\n"
+    "        T acc[LANES];                                                   \\\n"
+    "        for (int j = 0; j < LANES; j++) acc[j] = (T)1 + (T)1e-3 * j;    \\\n"
+    "        for (size_t i = 0; i < iters; i++)                              \\\n"
+    "            _Pragma(\"omp simd\")                                        \\\n"
+    "            for (int j = 0; j < LANES; j++)                             \\\n"
+    "                acc[j] = acc[j] * (T)0.999999 + (T)1e-7;                \\\n"
+    "        T s = 0;                                                        \\\n"
+    "        for (int j = 0; j < LANES; j++) s += acc[j];                    \\\n"
+    "        out[0] += s;                                                    \\\n"
     "    }\n"
     "FMA_CHAINS(tess_fma, float, 128)\n"
     "FMA_CHAINS(tess_fma_f64, double, 64)\n";
 
 #define CPU_CALIBRATE_REPS 15
-/* FMA samples of about 0.1 ms at the peak of a few cores: on a shared host
- * some of many short samples run with every thread on a core of its own. */
+/* FMA samples of about 0.1 ms on one core: on a shared host some of many
+ * short samples run undisturbed. */
 #define CPU_FMA_ITERS 50000
 #define CPU_FMA_REPS 61
 
