@@ -97,7 +97,8 @@ typedef struct tess_backend_ops {
      * unwritten elements (NaN where the reference is not), counts[1]: the
      * first one's index; counts[2], counts[3]: the same for wrong elements
      * (INT64_MAX when there is none). TESS_ERR_ARG for a dtype it cannot
-     * compare: the caller then compares on the host. */
+     * compare (cuda: other than f32, f64, bf16, f16): the caller then
+     * compares on the host. */
     tess_status (*compare)(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                            double tol, double scale, int64_t counts[4]);
 } tess_backend_ops;

@@ -69,6 +69,9 @@ void tess_cuda_power_sample(tess_cuda_power *p);
 /* Average board power in watts over the window, or -1 if unknown. */
 double tess_cuda_power_end(tess_cuda_power *p);
 
+/* Verification kernels, one per dtype compared on the device. */
+#define TESS_CUDA_COMPARE_KERNELS 4
+
 /* The execution context of the runner process (or a user's process). */
 typedef struct tess_cuda_context {
     const tess_cuda_driver *drv;
@@ -84,7 +87,7 @@ typedef struct tess_cuda_context {
     tess_cuda_power *power;     /* NULL: unknown */
     bool power_tried;
     CUmodule compare_module;    /* verification kernels, loaded on first use */
-    CUfunction compare_fn[2];   /* f32, f64 */
+    CUfunction compare_fn[TESS_CUDA_COMPARE_KERNELS];   /* f32, f64, bf16, f16 */
     CUdeviceptr compare_counts;
 } tess_cuda_context;
 

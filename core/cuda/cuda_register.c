@@ -36,6 +36,6 @@ const tess_cuda_own_source tess_cuda_own_sources[] = {
     {"the wgmma calibration kernels", tess_cuda_wgmma_source, 90, true,
      {"tess_wgmma_bf16", "tess_wgmma_f16", "tess_wgmma_fp8", NULL}},
     {"the verification kernels", tess_cuda_compare_source, 0, false,
-     {"tess_compare_f32", "tess_compare_f64", NULL}},
+     {"tess_compare_f32", "tess_compare_f64", "tess_compare_bf16", "tess_compare_f16", NULL}},
     {NULL, NULL, 0, false, {NULL}},
 };
