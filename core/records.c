@@ -533,7 +533,7 @@ static tess_status prepare_statements(tess_records *r) {
             "SELECT id, %s, %s FROM devices WHERE key = ?", ceil_names, dev_names),
         [ST_SET_CEILINGS] = sqlite3_mprintf("UPDATE devices SET %s WHERE key = ?", ceil_set),
         [ST_UPSERT_TASK] = sqlite3_mprintf(
-            "INSERT INTO tasks(key, op, dtype, shape, family) VALUES(?1, ?2, ?3, ?4, ?5)"
+            "INSERT INTO tasks(key, op, dtype, shape, family, extents, attrs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             " ON CONFLICT(key) DO UPDATE SET family = coalesce(excluded.family, tasks.family)"),
         [ST_TASK_ID] = sqlite3_mprintf("SELECT id FROM tasks WHERE key = ?1"),
         [ST_INSERT_RUN] = sqlite3_mprintf(
@@ -737,16 +737,22 @@ tess_status tess_records_set_ceilings(tess_records *r, tess_device *d, const dou
 
 tess_status tess_records_put_task(tess_records *r, const tess_task *t, const char *family,
                                   int64_t *task_id) {
-    char key[TESS_KEY_MAX], shape[128];
+    char key[TESS_KEY_MAX], shape[160], dtypes[32], extents[TESS_MAX_DIMS * TESS_DIM_NAME_MAX],
+        attrs[TESS_KEY_MAX];
     tess_status st = tess_task_key(t, key, sizeof key);
     if (!st) st = tess_shape_format(t->shape, t->ndim, shape, sizeof shape);
+    if (!st) st = tess_task_dtypes_format(t, dtypes, sizeof dtypes);
+    if (!st) st = tess_task_extents_format(t, extents, sizeof extents);
+    if (!st) st = tess_task_attrs_format(t, attrs, sizeof attrs);
     if (st) return st;
     sqlite3_stmt *s = use(r, ST_UPSERT_TASK);
     bind_text(s, 1, key);
     bind_text(s, 2, t->op);
-    bind_text(s, 3, tess_dtype_name(t->dtype));
+    bind_text(s, 3, dtypes);
     bind_text(s, 4, shape);
     bind_text(s, 5, family && *family ? family : NULL);
+    bind_text(s, 6, extents);
+    bind_text(s, 7, attrs);
     st = step_done(r, s, "storing a task");
     if (st || !task_id) return st;
     s = use(r, ST_TASK_ID);

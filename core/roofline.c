@@ -3,7 +3,7 @@
 #include "roofline.h"
 
 tess_ceiling_kind tess_op_compute_unit(const tess_op *op, const tess_task *t) {
-    if (op->compute_unit) return op->compute_unit(t);
+    if (op->compute_unit) return op->compute_unit(op, t);
     return t->dtype == TESS_F64 ? TESS_CEILING_FMA_F64 : TESS_CEILING_FMA_F32;
 }
 
@@ -30,7 +30,7 @@ tess_bound tess_roofline_floor(double bytes, double flops, tess_ceiling_kind uni
 
 bool tess_time_credible(const tess_op *op, const tess_task *t, const tess_device *d, double time_ms,
                         char *why, size_t len) {
-    tess_bound f = tess_roofline_floor(op->bytes(t), op->flops(t), tess_op_compute_unit(op, t), d);
+    tess_bound f = tess_roofline_floor(op->bytes(op, t), op->flops(op, t), tess_op_compute_unit(op, t), d);
     if (!(time_ms < f.ms)) return true;
     bool bytes = tess_ceiling_is_bandwidth(f.ceiling);
     snprintf(why, len,

@@ -109,7 +109,7 @@ typedef struct tess_tune_report {
     double elapsed_s;        /* wall-clock time of the search */
     int status_counts[6];    /* indexed by tess_outcome */
     char stop_reason[96];
-    char device[256];        /* device key */
+    char device[320];        /* device key */
     int warm_configs;        /* configs taken from similar tasks */
     char transfer_from[1024];/* the prior tasks used, with their similarity ("" if none) */
 } tess_tune_report;

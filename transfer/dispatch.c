@@ -32,11 +32,14 @@ static tess_status kernel_build(const tess_request *s, const tess_config *c, con
     if (!k) return tess_error(TESS_ERR_NOMEM, "kernel");
     k->s = *s;
     snprintf(k->origin, sizeof k->origin, "%s", origin);
-    tess_buffer_spec specs[TESS_MAX_BUFFERS];
-    tess_status st = s->op->space(&k->s.task, &k->s.device, &k->space);
+    tess_buffer_list buffers;
+    tess_status st = tess_op_space(s->op, &k->s.task, &k->s.device, &k->space);
     if (!st) st = tess_config_format(k->space, c, k->config, sizeof k->config);
-    if (!st) st = s->op->buffers(&k->s.task, specs, &k->nbuf);
-    if (!st) st = s->op->emit(&k->s.task, &k->s.device, k->space, c, &k->src);
+    if (!st && !(st = tess_op_buffers(s->op, &k->s.task, &buffers))) {
+        k->nbuf = buffers.n;
+        tess_buffer_list_free(&buffers);
+    }
+    if (!st) st = tess_op_emit(s->op, &k->s.task, &k->s.device, k->space, c, &k->src);
     tess_blob bin = {0};
     if (!st) {
         char *log = NULL;
@@ -64,7 +67,7 @@ static tess_status kernel_build(const tess_request *s, const tess_config *c, con
 static tess_status choose_config(tess_records *db, const tess_request *s, tess_config *c,
                                  const char **origin, char *note, size_t note_len) {
     tess_space *space;
-    tess_status st = s->op->space(&s->task, &s->device, &space);
+    tess_status st = tess_op_space(s->op, &s->task, &s->device, &space);
     if (st) return st;
     tess_record_row best;
     st = tess_records_best(db, s->task_key, s->device_key, &best);
@@ -97,26 +100,30 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
     tess_problem *p;
     tess_status st = tess_problem_create(k->s.op, &k->s.task, 20260101, &p);
     if (st) return st;
-    void *dev[TESS_MAX_BUFFERS] = {0};
+    int nbuf = tess_problem_nbuf(p);
+    void **dev = calloc((size_t)nbuf, sizeof *dev);
     void *check = NULL;
     const tess_backend_ops *be = k->s.be;
-    for (int b = 0; b < p->nbuf && !st; b++) {
-        st = be->alloc(k->ctx, tess_buffer_bytes(&p->spec[b]) + 1, &dev[b]);
-        if (!st && p->spec[b].role == TESS_BUF_IN)
-            st = be->upload(k->ctx, dev[b], p->host[b], tess_buffer_bytes(&p->spec[b]));
-        if (!st && p->spec[b].role == TESS_BUF_OUT) st = be->poison(k->ctx, dev[b], tess_buffer_bytes(&p->spec[b]));
+    if (!dev) st = tess_error(TESS_ERR_NOMEM, "verification");
+    for (int b = 0; b < nbuf && !st; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(p, b);
+        st = be->alloc(k->ctx, tess_buffer_bytes(spec) + 1, &dev[b]);
+        if (!st && tess_problem_input(p, b))
+            st = be->upload(k->ctx, dev[b], tess_problem_input(p, b), tess_buffer_bytes(spec));
+        if (!st && spec->role == TESS_BUF_OUT) st = be->poison(k->ctx, dev[b], tess_buffer_bytes(spec));
     }
     bool ok = true;
-    if (!st) st = be->run(k->ctx, k->module, dev, p->nbuf);
-    for (int b = 0; b < p->nbuf && !st && ok; b++) {
-        if (p->spec[b].role != TESS_BUF_OUT) continue;
+    if (!st) st = be->run(k->ctx, k->module, dev, nbuf);
+    for (int b = 0; b < nbuf && !st && ok; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(p, b);
+        if (!tess_buffer_is_output(spec)) continue;
         free(check);
-        check = malloc(tess_buffer_bytes(&p->spec[b]) + 1);
+        check = malloc(tess_buffer_bytes(spec) + 1);
         if (!check) {
             st = tess_error(TESS_ERR_NOMEM, "verification");
             break;
         }
-        st = be->download(k->ctx, check, dev[b], tess_buffer_bytes(&p->spec[b]));
+        st = be->download(k->ctx, check, dev[b], tess_buffer_bytes(spec));
         tess_result r;
         tess_result_init(&r, NULL);
         if (!st && !tess_problem_verify(p, b, check, &r)) {
@@ -124,8 +131,9 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
             snprintf(why, len, "%s", r.message);
         }
     }
-    for (int b = 0; b < p->nbuf; b++)
+    for (int b = 0; dev && b < nbuf; b++)
         if (dev[b]) be->release(k->ctx, dev[b]);
+    free(dev);
     free(check);
     tess_problem_destroy(p);
     if (!st && !ok) return TESS_ERR_VERIFY;
@@ -149,7 +157,7 @@ tess_status tess_kernel_create(tess_records *db, const tess_request *s, bool ver
     if (st != TESS_ERR_VERIFY) return st;
     /* The chosen config computes wrong values here: run the default instead. */
     tess_space *space;
-    st = s->op->space(&s->task, &s->device, &space);
+    st = tess_op_space(s->op, &s->task, &s->device, &space);
     if (st) return st;
     tess_space_default(space, &c);
     tess_space_destroy(space);

@@ -29,9 +29,9 @@ int cmd_ops(int argc, char **argv) {
     for (int i = 0; i < tess_op_count(); i++) {
         const tess_op *op = tess_op_at(i);
         char backends[64] = "";
-        for (const char *const *b = op->backends; b && *b; b++)
+        for (int b = 0; b < op->nimpl; b++)
             snprintf(backends + strlen(backends), sizeof backends - strlen(backends), "%s%s",
-                     backends[0] ? "," : "", *b);
+                     backends[0] ? "," : "", op->impl[b].backend);
         printf("%-12s %-11s %-10s %-14s %s\n", op->name, op->family, backends, op->default_shape, op->summary);
     }
     return EXIT_OK;

@@ -51,7 +51,7 @@ int cmd_show(int argc, char **argv) {
     tess_config cfg;
     char origin[64] = "the template's default";
     st = tess_request_resolve(t.op, t.shape, t.ndim, t.dtype, t.backend, &s);
-    if (!st) st = s.op->space(&s.task, &s.device, &space);
+    if (!st) st = tess_op_space(s.op, &s.task, &s.device, &space);
     if (!st && config_text) {
         st = tess_config_parse(space, config_text, &cfg);
         if (!st && !tess_space_valid(space, &cfg))
@@ -67,7 +67,7 @@ int cmd_show(int argc, char **argv) {
         else
             st = found;
     }
-    if (!st) st = s.op->emit(&s.task, &s.device, space, &cfg, &src);
+    if (!st) st = tess_op_emit(s.op, &s.task, &s.device, space, &cfg, &src);
     if (!st) {
         char text[1024];
         tess_config_format(space, &cfg, text, sizeof text);

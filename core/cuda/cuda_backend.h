@@ -10,7 +10,6 @@
 #ifndef TESS_CUDA_BACKEND_H
 #define TESS_CUDA_BACKEND_H
 
-#include <stdbool.h>
 #include "tessera.h"
 
 /* Registers the backend "cuda". Registering never touches the driver:
@@ -22,8 +21,8 @@ tess_status tess_cuda_register(void);
 typedef struct tess_cuda_own_source {
     const char *what;           /* "the copy, read and FMA calibration kernels" */
     const char *code;
-    int min_cc;                 /* lowest compute capability it is used on (major * 10 + minor) */
-    bool hopper_only;           /* compiled for sm_90a, used on sm_90 only */
+    const char *min_arch;       /* the oldest architecture it is used on ("" any, "sm_80"); "sm_90a":
+                                   compiled for the 'a' target, used on sm_90 only */
     const char *entries[8];     /* its entry points, NULL-terminated */
 } tess_cuda_own_source;
 

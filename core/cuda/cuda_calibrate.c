@@ -240,7 +240,7 @@ tess_status tess_cuda_calibrate(void *ctx, double *rates) {
     tess_status st = tess_cuda_bind(c);
     if (st) return st;
     CUmodule mod;
-    st = tess_cuda_load_own_module(c, tess_cuda_calibrate_source, "the calibration kernels", false, &mod);
+    st = tess_cuda_load_own_module(c, tess_cuda_calibrate_source, "the calibration kernels", "", &mod);
     if (st) return st;
     /* A full-occupancy grid: every SM holds as many 256-thread blocks as it can. */
     unsigned grid = (unsigned)(c->sm_count * (c->max_threads_per_sm / TESS_CUDA_CALIBRATE_THREADS));

@@ -196,7 +196,7 @@ tess_status tess_cuda_calibrate_mma(tess_cuda_context *c, int cc, double *rates)
     if (grid == 0) grid = 1;
     CUmodule mod;
     tess_status st = tess_cuda_load_own_module(c, hopper ? tess_cuda_wgmma_source : tess_cuda_mma_sync_source,
-                                               "the tensor-core calibration kernels", hopper, &mod);
+                                               "the tensor-core calibration kernels", hopper ? "sm_90a" : "sm_80", &mod);
     if (st) return st;
     for (int i = 0; !st && i < n; i++)
         st = measure(c, mod, &kernels[i], grid, issues, iters, &rates[kernels[i].ceiling]);

@@ -6,12 +6,12 @@
  * indices come back (32 bytes); atomics are issued only by threads that saw
  * a bad element, so the common, correct case has none.
  *
- * The test is the host's (problem.c), in double precision: an element is
- * unwritten when it is NaN and the reference is not, wrong when
- * !(|got - want| <= tol * (scale + |want|)), which NaN and Inf are where the
- * reference has none. f32, f64, bf16 and f16 outputs are compared; bf16 and
- * f16 are widened from their bits (no fp16 headers needed), exactly as the
- * host widens them.
+ * The test is the host's (tess_verify_element in problem.h), in double
+ * precision: an element is unwritten when it is NaN and the reference is
+ * not, wrong when NaN or Inf where the reference has none (or the other
+ * way round) or when |got - want| > tol * (scale + |want|). f32, f64, bf16
+ * and f16 outputs are compared; bf16 and f16 are widened from their bits
+ * (no fp16 headers needed), exactly as the host widens them.
  */
 #include <stdint.h>
 #include "cuda_internal.h"
@@ -37,6 +37,15 @@ const char tess_cuda_compare_source[] =
     "    return f;\n"
     "}\n"
     "\n"
+    "// 0 correct, 1 unwritten, 2 wrong: tess_verify_element of problem.h.\n"
+    "__device__ __forceinline__ int verdict(double g, double w, double tol, double scale)\n"
+    "{\n"
+    "    if (g != g) return w != w ? 0 : 1;\n"
+    "    if (w != w) return 2;\n"
+    "    if (g - g != 0 || w - w != 0) return g == w ? 0 : 2;   // an Inf on either side\n"
+    "    return fabs(g - w) <= tol * (scale + fabs(w)) ? 0 : 2;\n"
+    "}\n"
+    "\n"
     "template <typename T>\n"
     "__device__ __forceinline__ void compare(const T *__restrict__ got, const T *__restrict__ want,\n"
     "                                        long long n, double tol, double scale,\n"
@@ -46,10 +55,10 @@ const char tess_cuda_compare_source[] =
     "    unsigned long long first_unwritten = ~0ull, first_wrong = ~0ull;\n"
     "    const long long stride = (long long)gridDim.x * blockDim.x;\n"
     "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n"
-    "        const double g = load(got, i), w = load(want, i);\n"
-    "        if (g != g && w == w) {\n"
+    "        const int v = verdict(load(got, i), load(want, i), tol, scale);\n"
+    "        if (v == 1) {\n"
     "            if (!unwritten++) first_unwritten = i;\n"
-    "        } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {\n"
+    "        } else if (v == 2) {\n"
     "            if (!wrong++) first_wrong = i;\n"
     "        }\n"
     "    }\n"
@@ -106,7 +115,7 @@ static const struct {
 static tess_status load_compare_module(tess_cuda_context *c) {
     if (c->compare_module) return TESS_OK;
     CUmodule mod;
-    tess_status st = tess_cuda_load_own_module(c, tess_cuda_compare_source, "the verification kernels", false, &mod);
+    tess_status st = tess_cuda_load_own_module(c, tess_cuda_compare_source, "the verification kernels", "", &mod);
     if (st) return st;
     CUdeviceptr counts;
     CUresult r = CUDA_SUCCESS;

@@ -96,6 +96,8 @@ typedef struct tess_cuda_module {
     int nlaunches;
     CUfunction fn[TESS_MAX_LAUNCHES];
     tess_launch launch[TESS_MAX_LAUNCHES];
+    int nscalars;
+    tess_scalar scalar[TESS_MAX_SCALARS];   /* passed by value after the buffers */
 } tess_cuda_module;
 
 /* The ops, shared between the files of the backend. */
@@ -129,10 +131,10 @@ tess_status tess_cuda_bind(tess_cuda_context *c);
 tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
                                  void *const *dbufs, int nbufs);
 /* Compiles one of the backend's own kernel sources for the context's
- * device (through the cubin cache; for sm_90a when hopper_only) and loads
- * it; `what` names it in errors. */
+ * device (through the cubin cache; min_arch as in tess_kernel_source, "sm_90a"
+ * for the 'a' target) and loads it; `what` names it in errors. */
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
-                                      bool hopper_only, CUmodule *out);
+                                      const char *min_arch, CUmodule *out);
 
 /* The sources of the backend's own kernels (listed in tess_cuda_own_sources). */
 extern const char tess_cuda_calibrate_source[], tess_cuda_mma_sync_source[], tess_cuda_wgmma_source[],

@@ -15,6 +15,10 @@
 #include "cuda_internal.h"
 #include "error.h"
 
+/* Kernel arguments at most: CUDA's 32 KB of parameters hold far more, this
+ * bounds the stack arrays of one launch. */
+#define PARAMS_MAX 256
+
 /* Dynamic shared memory above this needs an explicit opt-in per function. */
 #define DEFAULT_DYNAMIC_SMEM_LIMIT (48 * 1024)
 
@@ -65,6 +69,8 @@ tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_so
         return tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, "loading the cubin");
     }
     m->nlaunches = src->nlaunches;
+    m->nscalars = src->nscalars;
+    memcpy(m->scalar, src->scalar, sizeof m->scalar);
     for (int i = 0; i < src->nlaunches && !st; i++) {
         const tess_launch *l = &src->launch[i];
         m->launch[i] = *l;
@@ -102,14 +108,17 @@ void tess_cuda_unload(void *ctx, void *module) {
 
 tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
                                  void *const *dbufs, int nbufs) {
-    if (nbufs < 0 || nbufs > TESS_MAX_BUFFERS)
-        return tess_error(TESS_ERR_ARG, "cuda launch: %d buffers (at most %d)", nbufs, TESS_MAX_BUFFERS);
-    CUdeviceptr ptr[TESS_MAX_BUFFERS];
-    void *params[TESS_MAX_BUFFERS];
+    if (nbufs < 0 || nbufs > PARAMS_MAX - m->nscalars)
+        return tess_error(TESS_ERR_ARG, "cuda launch: %d buffers and %d scalars (at most %d arguments)", nbufs,
+                          m->nscalars, PARAMS_MAX);
+    /* the ABI of op.h: one pointer per buffer, then the scalars by value */
+    CUdeviceptr ptr[PARAMS_MAX];
+    void *params[PARAMS_MAX];
     for (int b = 0; b < nbufs; b++) {
         ptr[b] = (CUdeviceptr)(uintptr_t)dbufs[b];
         params[b] = &ptr[b];
     }
+    for (int i = 0; i < m->nscalars; i++) params[nbufs + i] = (void *)&m->scalar[i].value;
     for (int i = 0; i < m->nlaunches; i++) {
         const tess_launch *l = &m->launch[i];
         CUresult r = c->drv->cuLaunchKernel(m->fn[i], l->grid[0], l->grid[1], l->grid[2], l->block[0],
@@ -141,11 +150,12 @@ tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs
 }
 
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
-                                      bool hopper_only, CUmodule *out) {
+                                      const char *min_arch, CUmodule *out) {
     tess_device dev;
     memset(&dev, 0, sizeof dev);
     snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
-    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1, .hopper_only = hopper_only};
+    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1, };
+    snprintf(src.min_arch, sizeof src.min_arch, "%s", min_arch);
     tess_blob bin = {0};
     char *log = NULL;
     tess_status st = tess_cuda_compile(&dev, &src, &bin, &log);

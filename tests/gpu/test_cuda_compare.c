@@ -1,13 +1,14 @@
 /*
  * test_cuda_compare.c - the cuda backend's comparison on the device, for
- * f32, f64, bf16 and f16 outputs, by the rule of tess_problem_verify: an
- * element is unwritten when it is NaN where the reference is not, wrong
- * when beyond tol * (scale + |ref|), and NaN or Inf where the reference is
- * finite are never right. Each case is checked against the counts and first
- * indices the host's rule gives. Skipped (77) where there is no CUDA device.
+ * f32, f64, bf16 and f16 outputs, by the rule of tess_problem_verify
+ * (tess_verify_element): an element is unwritten when it is NaN where the
+ * reference is not, wrong when beyond tol * (scale + |ref|), and NaN or Inf
+ * are right only where the reference has them. Each case is checked against
+ * the counts and first indices the host's rule gives and the ones expected. Skipped (77) where there is no CUDA device.
  */
 #include <math.h>
 #include <stdint.h>
+#include "core/problem.h"
 #include "gpu/cuda_harness.h"
 
 #define N 100003
@@ -18,12 +19,9 @@ static void host_counts(const void *got, const void *want, tess_dtype t, double 
     k[0] = k[2] = 0;
     k[1] = k[3] = INT64_MAX;
     for (int64_t i = 0; i < N; i++) {
-        double g = tess_dtype_load(got, t, i), w = tess_dtype_load(want, t, i);
-        if (isnan(g) && !isnan(w)) {
-            if (!k[0]++) k[1] = i;
-        } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {
-            if (!k[2]++) k[3] = i;
-        }
+        int v = tess_verify_element(tess_dtype_load(got, t, i), tess_dtype_load(want, t, i), tol, scale);
+        if (v == 1 && !k[0]++) k[1] = i;
+        if (v == 2 && !k[2]++) k[3] = i;
     }
 }
 
@@ -78,13 +76,19 @@ int main(void) {
         const int64_t planted[4] = {2, 7, 3, 20};
         check_case(be, ctx, t, got, want, tol, "planted", planted);
 
-        /* Where the reference is NaN, a NaN output is not unwritten; the rule
-         * counts it wrong, as the host does. */
+        /* NaN and Inf where the reference has them are right; a finite value
+         * or the other infinity there is wrong. */
         memcpy(got, want, bytes);
         tess_dtype_store(want, t, 60, NAN);
         tess_dtype_store(got, t, 60, NAN);
-        const int64_t nan_ref[4] = {0, INT64_MAX, 1, 60};
-        check_case(be, ctx, t, got, want, tol, "NaN reference", nan_ref);
+        tess_dtype_store(want, t, 61, INFINITY);
+        tess_dtype_store(got, t, 61, INFINITY);
+        tess_dtype_store(want, t, 62, NAN);
+        tess_dtype_store(want, t, 63, INFINITY);
+        tess_dtype_store(got, t, 64, -INFINITY);
+        tess_dtype_store(want, t, 64, INFINITY);
+        const int64_t special[4] = {0, INT64_MAX, 3, 62};
+        check_case(be, ctx, t, got, want, tol, "NaN and Inf in the reference", special);
         free(want);
         free(got);
     }

@@ -25,7 +25,8 @@ static bool compile_for(const tess_backend_ops *be, const tess_cuda_own_source *
     snprintf(dev.arch, sizeof dev.arch, "sm_%d", cc);
     dev.cc_major = cc / 10;
     dev.cc_minor = cc % 10;
-    tess_kernel_source src = {.code = (char *)o->code, .nlaunches = 1, .hopper_only = o->hopper_only};
+    tess_kernel_source src = {.code = (char *)o->code, .nlaunches = 1};
+    snprintf(src.min_arch, sizeof src.min_arch, "%s", o->min_arch);
     tess_blob bin = {0};
     char *log = NULL;
     tess_status st = be->compile(&dev, &src, &bin, &log);
@@ -33,8 +34,7 @@ static bool compile_for(const tess_backend_ops *be, const tess_cuda_own_source *
         printf("skipped: %s\n", tess_errmsg());
         return false;
     }
-    CHECK_MSG(st == TESS_OK, "%s for sm_%d%s: %s\n%s", o->what, cc, o->hopper_only ? "a" : "", tess_errmsg(),
-              log ? log : "");
+    CHECK_MSG(st == TESS_OK, "%s for sm_%d (%s): %s\n%s", o->what, cc, o->min_arch, tess_errmsg(), log ? log : "");
     for (int e = 0; st == TESS_OK && o->entries[e]; e++)
         CHECK_MSG(memmem(bin.data, bin.size, o->entries[e], strlen(o->entries[e])),
                   "entry %s missing from the cubin of %s for sm_%d", o->entries[e], o->what, cc);
@@ -56,9 +56,12 @@ int main(void) {
     static const int archs[] = {80, 89, 90};
     int compiled = 0, sources = 0;
     for (const tess_cuda_own_source *o = tess_cuda_own_sources; o->code; o++, sources++) {
-        CHECK(o->what && o->entries[0]);
+        CHECK(o->what && o->min_arch && o->entries[0]);
+        int min_cc = 0;
+        bool specific = false;
+        if (o->min_arch[0]) CHECK_OK(tess_arch_parse(o->min_arch, &min_cc, &specific));
         for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
-            if (archs[a] < o->min_cc || (o->hopper_only && archs[a] != 90)) continue;
+            if (archs[a] < min_cc || (specific && archs[a] != min_cc)) continue;
             if (!compile_for(be, o, archs[a], &compiled)) return 77;
         }
     }
