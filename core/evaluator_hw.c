@@ -165,9 +165,9 @@ tess_status tess_evaluator_hw_profile(const tess_evaluator *ev, tess_hw_profile 
     return TESS_OK;
 }
 
-tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_backend_ops *be,
-                                     const tess_device *dev, const tess_hw_options *o,
-                                     tess_evaluator **out) {
+tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_space *space,
+                                     const tess_backend_ops *be, const tess_device *dev,
+                                     const tess_hw_options *o, tess_evaluator **out) {
     if (!tess_op_supports_backend(op, be->name))
         return tess_error(TESS_ERR_ARG, "operator %s has no code generator for the %s backend", op->name,
                           be->name);
@@ -180,6 +180,7 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
         return tess_error(TESS_ERR_NOMEM, "evaluator");
     }
     ev->ops = &hw_ops;
+    ev->space = space;
     ev->task = *t;
     ev->device = *dev;
     ev->op = op;
@@ -187,13 +188,9 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
     ev->impl = h;
     h->be = be;
     h->opt = o ? *o : tess_hw_options_default();
-    /* The space may keep a pointer to the task: ev->task lives as long as it. */
-    st = tess_op_space(op, &ev->task, dev, &ev->space);
-    if (!st) {
-        tess_runner_options ro = {.min_time_s = h->opt.min_time_s, .min_reps = 5,
-                                  .max_reps = h->opt.max_reps, .seed = h->opt.seed};
-        st = tess_runner_create(op, &ev->task, be, dev, &ro, &h->runner);
-    }
+    tess_runner_options ro = {.min_time_s = h->opt.min_time_s, .min_reps = 5,
+                              .max_reps = h->opt.max_reps, .seed = h->opt.seed};
+    st = tess_runner_create(op, &ev->task, be, dev, &ro, &h->runner);
     if (st) {
         tess_evaluator_destroy(ev);
         return st;
@@ -205,6 +202,5 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
 void tess_evaluator_destroy(tess_evaluator *ev) {
     if (!ev) return;
     if (ev->ops && ev->ops->destroy) ev->ops->destroy(ev);
-    tess_space_destroy(ev->space);
     free(ev);
 }

@@ -103,6 +103,7 @@ typedef struct tess_scalar {
  * (a __grid_constant__ CUtensorMap) after the run-time extents. */
 typedef struct tess_tensor_map {
     int buffer;                 /* index into the task's buffers */
+    tess_dtype dtype;           /* its elements' type (the buffer's) */
     int rank;                   /* 1..5 */
     uint64_t dims[5];           /* elements per dimension, fastest first */
     uint64_t strides[4];        /* bytes between elements of dimensions 1..rank-1 */
@@ -129,6 +130,10 @@ void tess_kernel_source_free(tess_kernel_source *k);
 /* Appends a scalar argument; TESS_ERR_ARG when there are TESS_MAX_SCALARS. */
 tess_status tess_kernel_source_add_scalar(tess_kernel_source *k, const char *name, tess_scalar_type type,
                                           double value);
+/* Stores value in s, converted to s's type (integers truncate toward zero). */
+void tess_scalar_assign(tess_scalar *s, double value);
+/* The index of the scalar named `name`, or -1. */
+int tess_kernel_source_find_scalar(const tess_kernel_source *k, const char *name);
 
 /* "sm_90a" -> 90, true; "sm_80" -> 80, false. TESS_ERR_ARG for other text. */
 tess_status tess_arch_parse(const char *arch, int *cc, bool *arch_specific);

@@ -165,6 +165,28 @@ tess_status tess_dispatch(tess_context *ctx, const char *op, const int64_t *shap
 tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays);
 void tess_kernel_destroy(tess_kernel *k);
 
+/* Kernel arguments set per run. A kernel may take scalar arguments (a
+ * coefficient, a time step) that start at the values its generator chose,
+ * and extents it takes at run time instead of compiling them in, so one
+ * binary serves every length. A value set stays for the kernel's later runs
+ * (a kernel from tess_dispatch is shared through the context). */
+
+/* Sets the scalar argument `name`, converted to its type; TESS_ERR_ARG for
+ * a name the kernel does not take (the message lists those it takes) or a
+ * value an integer argument cannot hold exactly. */
+tess_status tess_kernel_set_scalar(tess_kernel *k, const char *name, double value);
+/* Sets the extent `name` ("n", "x") of the following runs; the arrays
+ * passed must then have its sizes. Only for an extent the kernel takes at
+ * run time: TESS_ERR_ARG for one compiled into it, an unknown name or a
+ * value below 1. */
+tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t value);
+/* Like tess_kernel_run, but on the caller's stream. cuda: stream is a
+ * CUstream the caller owns (NULL: the default stream); the launches are
+ * queued and the call returns without waiting (synchronize the stream
+ * before reading the outputs). cpu: stream must be NULL, and it runs
+ * synchronously. */
+tess_status tess_kernel_run_on_stream(tess_kernel *k, void *const *arrays, int narrays, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

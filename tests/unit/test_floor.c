@@ -121,9 +121,14 @@ static void test_planted_skip(const char *scratch) {
     tess_hw_options o = tess_hw_options_default();
     o.min_time_s = 0.005;
     o.race_factor = 0;
+    tess_space *space = NULL;
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(&planted_skip, &task, cpu, &fake, &o, &ev));
-    if (!ev) return;
+    CHECK_OK(tess_op_space(&planted_skip, &task, &fake, &space));
+    if (space) CHECK_OK(tess_evaluator_create_hw(&planted_skip, &task, space, cpu, &fake, &o, &ev));
+    if (!ev) {
+        tess_space_destroy(space);
+        return;
+    }
 
     char path[600];
     snprintf(path, sizeof path, "%s/records.db", scratch);
@@ -161,6 +166,7 @@ static void test_planted_skip(const char *scratch) {
     tess_records_close(s.db);
     unlink(path);
     tess_evaluator_destroy(ev);
+    tess_space_destroy(space);
 }
 
 int main(void) {
