@@ -215,6 +215,10 @@ struct tess_op {
      * acceptable, else false with res failed and its message set. */
     bool (*verify)(const tess_op *op, const tess_task *t, int b, const void *got, const void *want,
                    tess_result *res);
+    /* Optional: the compute unit whose rate bounds the flops (the tensor
+     * cores of a dtype for GEMM and attention); NULL: the FMA rate of the
+     * dtype (tess_op_compute_unit). */
+    tess_ceiling_kind (*compute_unit)(const tess_op *op, const tess_task *t);
 };
 
 /* Registry (by name, as PETSc registers solver types). Refuses operators

@@ -95,7 +95,16 @@ typedef struct tess_tune_report {
     double best_ms;          /* median time of the best config */
     double best_gbps, best_gflops;
     double default_ms;       /* the template's default config, measured in the same run (0 if failed) */
-    double ceiling_gbps, ceiling_gflops;  /* the device's calibrated ceilings (0 if not calibrated) */
+    /* The device's calibrated ceilings that apply (0 if not calibrated): the
+     * copy bandwidth, and the rate of the compute unit the task runs on. */
+    double ceiling_gbps, ceiling_gflops;
+    /* The one that bounds the task, its bytes at the copy bandwidth or its
+     * flops at the unit's rate, whichever gives the longer time: its name
+     * ("copy bandwidth", "fp32 FMA rate", "bf16 tensor-core rate"; "" if not
+     * calibrated) and that least time. */
+    char bound[32];
+    double bound_ms;
+    double fraction_of_ceiling;   /* bound_ms / best_ms (0 if either is unknown) */
     int evaluations;
     double elapsed_s;        /* wall-clock time of the search */
     int status_counts[6];    /* indexed by tess_outcome */

@@ -97,14 +97,12 @@ tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measu
     int64_t id;
     tess_status st = tess_records_put_device(db, &s->device, &id);
     if (!st) st = tess_records_load_ceilings(db, &s->device);
-    if (st || s->device.ceiling_gbps > 0) return st;
-    double gbps, gflops;
-    st = tess_backend_calibrate_isolated(s->be, &s->device, &gbps, &gflops);
+    if (st || tess_device_calibrated(&s->device)) return st;
+    double rates[TESS_CEILING_COUNT];
+    st = tess_backend_calibrate_isolated(s->be, &s->device, rates);
     if (st) return st;
-    s->device.ceiling_gbps = gbps;
-    s->device.ceiling_gflops = gflops;
     if (measured_now) *measured_now = true;
-    return tess_records_set_ceilings(db, &s->device, gbps, gflops);
+    return tess_records_set_ceilings(db, &s->device, rates);
 }
 
 /* The warm start that opt->transfer asks for: from this context's records,
