@@ -1,7 +1,8 @@
 /*
  * evaluator_hw.c - the hardware evaluator: emit, compile in a process pool,
  * run, verify and time in an isolated runner, and turn every outcome into a
- * result.
+ * result. A time below the floor the device's ceilings allow for the task
+ * (roofline.h) is not credible: the result is invalid, never a best.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "compile_pool.h"
 #include "error.h"
 #include "evaluator.h"
+#include "roofline.h"
 #include "runner.h"
 
 typedef struct hw_impl {
@@ -44,6 +46,10 @@ static void finish(tess_evaluator *ev, hw_impl *h, const tess_blob *bin, const t
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
         return;
     }
+    char why[sizeof res->message];
+    if (res->status == TESS_RESULT_OK &&
+        !tess_time_credible(ev->op, &ev->task, &ev->device, res->time_ms, why, sizeof why))
+        tess_result_fail(res, TESS_RESULT_INVALID, "%s", why);
     if (res->status == TESS_RESULT_OK) {
         if (h->typical_ms <= 0) h->typical_ms = res->time_ms;
         if (h->best_ms <= 0 || res->time_ms < h->best_ms) h->best_ms = res->time_ms;

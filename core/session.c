@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "error.h"
+#include "roofline.h"
 #include "session.h"
 #include "tune.h"
 
@@ -69,8 +70,16 @@ static void fill_report(const tess_session *s, const tess_space *space, const te
     } else {
         report->best_ms = INFINITY;
     }
-    report->ceiling_gbps = s->device.ceiling_gbps;
-    report->ceiling_gflops = s->device.ceiling_gflops;
+    report->ceiling_gbps = s->device.ceiling[TESS_CEILING_COPY].value;
+    if (s->op) {   /* a replay has no byte and flop counts */
+        tess_ceiling_kind unit = tess_op_compute_unit(s->op, &s->task);
+        tess_bound bound = tess_roofline_bound(s->op->bytes(s->op, &s->task), s->op->flops(s->op, &s->task),
+                                               unit, &s->device);
+        report->ceiling_gflops = s->device.ceiling[unit].value;
+        if (bound.ms > 0) snprintf(report->bound, sizeof report->bound, "%s", tess_ceiling_label(bound.ceiling));
+        report->bound_ms = bound.ms;
+        report->fraction_of_ceiling = bound.ms > 0 && out->found ? bound.ms / out->best.time_ms : 0;
+    }
     report->evaluations = out->evaluations;
     report->elapsed_s = out->elapsed_s;
     for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out->counts[i];

@@ -69,10 +69,11 @@ tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int 
     if (!op_name || len == 0 || len >= sizeof name) return tess_error(TESS_ERR_ARG, "bad operator name '%s'", op_name ? op_name : "");
     memcpy(name, op_name, len);
     name[len] = '\0';
+    tess_status st = tess_op_check(name);
+    if (st) return st;
     s->op = tess_op_find(name);
-    if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", name);
     tess_dtype dt[TESS_ROLE_COUNT];
-    tess_status st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
+    st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
     if (!st) st = tess_op_make_task(s->op, dt[0], dt[1], dt[2], shape, ndim, colon ? colon + 1 : NULL, &s->task);
     if (st) return st;
     if (backend && *backend) {
@@ -96,14 +97,12 @@ tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measu
     int64_t id;
     tess_status st = tess_records_put_device(db, &s->device, &id);
     if (!st) st = tess_records_load_ceilings(db, &s->device);
-    if (st || s->device.ceiling_gbps > 0) return st;
-    double gbps, gflops;
-    st = tess_backend_calibrate_isolated(s->be, &s->device, &gbps, &gflops);
+    if (st || tess_device_calibrated(&s->device)) return st;
+    double rates[TESS_CEILING_COUNT];
+    st = tess_backend_calibrate_isolated(s->be, &s->device, rates);
     if (st) return st;
-    s->device.ceiling_gbps = gbps;
-    s->device.ceiling_gflops = gflops;
     if (measured_now) *measured_now = true;
-    return tess_records_set_ceilings(db, &s->device, gbps, gflops);
+    return tess_records_set_ceilings(db, &s->device, rates);
 }
 
 /* The warm start that opt->transfer asks for: from this context's records,
