@@ -1,5 +1,11 @@
 /* register.c - the reduction family's operators. */
 #include "core/op.h"
+#include "rowwise.h"
 #include "sum.h"
 
-tess_status tess_reductions_register(void) { return tess_op_register(&tess_op_sum); }
+tess_status tess_reductions_register(void) {
+    const tess_op *const ops[] = {&tess_op_sum, &tess_op_softmax, &tess_op_layernorm, &tess_op_rmsnorm};
+    tess_status st = TESS_OK;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0] && !st; i++) st = tess_op_register(ops[i]);
+    return st;
+}
