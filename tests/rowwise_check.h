@@ -1,8 +1,9 @@
 /*
- * rowwise_check.h - what the cpu and GPU tests of the row-wise operators
- * share: configs of a task through the hardware evaluator of a backend, and
- * the planted unsafe shortcut (softmax without max-subtraction) that must
- * pass uniform inputs and fail on typical ones.
+ * rowwise_check.h - what the cpu and GPU tests of the row-wise operators and
+ * the activations share: configs of a task (two extents) through the
+ * hardware evaluator of a backend, and the planted unsafe shortcut (softmax
+ * without max-subtraction) that must pass uniform inputs and fail on
+ * typical ones.
  */
 #ifndef TESS_TEST_ROWWISE_CHECK_H
 #define TESS_TEST_ROWWISE_CHECK_H
@@ -23,14 +24,14 @@ typedef struct outcomes {
     char message[512];   /* the first failure's */
 } outcomes;
 
-static void count_outcome(const tess_result *r, void *user) {
+static inline void count_outcome(const tess_result *r, void *user) {
     outcomes *o = user;
     if (r->status != TESS_RESULT_OK && !o->message[0]) snprintf(o->message, sizeof o->message, "%s", r->message);
     o->n[r->status]++;
 }
 
 /* Configs c of t through the hardware evaluator of backend be. */
-static outcomes evaluate(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const tess_task *t,
+static inline outcomes evaluate(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const tess_task *t,
                          const tess_config *c, int n) {
     outcomes out = {{0}, ""};
     tess_hw_options o = tess_hw_options_default();
@@ -45,7 +46,7 @@ static outcomes evaluate(const tess_backend_ops *be, const tess_device *dev, con
 }
 
 /* The default, every parameter at its last legal value, and random configs. */
-static int some_configs(const tess_space *s, gsl_rng *rng, tess_config *c, int nsamples) {
+static inline int some_configs(const tess_space *s, gsl_rng *rng, tess_config *c, int nsamples) {
     tess_space_default(s, &c[0]);
     c[1] = c[0];
     for (int p = 0; p < tess_space_nparams(s); p++) {
@@ -60,7 +61,7 @@ static int some_configs(const tess_space *s, gsl_rng *rng, tess_config *c, int n
     return 2 + nsamples;
 }
 
-static tess_task rowwise_task(const char *op_name, tess_dtype d, int64_t rows, int64_t cols, const char *attrs) {
+static inline tess_task rowwise_task(const char *op_name, tess_dtype d, int64_t rows, int64_t cols, const char *attrs) {
     tess_task t;
     memset(&t, 0, sizeof t);
     const int64_t shape[2] = {rows, cols};
@@ -70,7 +71,7 @@ static tess_task rowwise_task(const char *op_name, tess_dtype d, int64_t rows, i
 
 /* The default, the largest and `samples` random configs of a task verified
  * on backend be (the unsafe shortcut max_sub=0 replaced by max_sub=1). */
-static void check_kernels(const tess_backend_ops *be, const tess_device *dev, const char *op_name, tess_dtype d,
+static inline void check_kernels(const tess_backend_ops *be, const tess_device *dev, const char *op_name, tess_dtype d,
                           int64_t rows, int64_t cols, const char *attrs, int samples, gsl_rng *rng) {
     const tess_op *op = tess_op_find(op_name);
     tess_task t = rowwise_task(op_name, d, rows, cols, attrs);
@@ -92,7 +93,7 @@ static void check_kernels(const tess_backend_ops *be, const tess_device *dev, co
 
 /* ---- shortcuts ------------------------------------------------------------------------- */
 
-static bool has_param(const tess_device *dev, const tess_op *op, const tess_task *t, const char *name) {
+static inline bool has_param(const tess_device *dev, const tess_op *op, const tess_task *t, const char *name) {
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, t, dev, &s));
     bool has = s && tess_space_param_index(s, name) >= 0;
@@ -105,7 +106,7 @@ static bool has_param(const tess_device *dev, const tess_op *op, const tess_task
  * inputs (rows of logits up to 100: exp overflows) it is wrong_result, and
  * the same config with the max subtracted passes. `pin` fixes the other
  * parameters ("threads=1,simd=1,online=0,fast_math=0"). */
-static void check_planted_shortcut(const tess_backend_ops *be, const tess_device *dev, const char *pin) {
+static inline void check_planted_shortcut(const tess_backend_ops *be, const tess_device *dev, const char *pin) {
     const tess_op *sm = tess_op_find("softmax");
     tess_task exact = rowwise_task("softmax", TESS_BF16, 8, 256, NULL);
     tess_task budget = rowwise_task("softmax", TESS_BF16, 8, 256, "error_budget=0.01");

@@ -13,7 +13,6 @@
 //
 // Defined by the generator above this text, besides storage.cuh's macros:
 //   OP_SOFTMAX, OP_LAYERNORM, OP_RMSNORM  the operator (one of them is 1)
-//   ENTRY                 the kernel's name
 //   R, C                  rows, row length (C a multiple of VEC)
 //   TPR, RPB, ITEMS       threads per row, rows per block, vectors per thread
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
@@ -115,20 +114,19 @@ __device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*re
 }
 #endif
 
-#if OP_SOFTMAX
-#define ARGS const storage_t *__restrict__ x, storage_t *__restrict__ y
-#elif OP_LAYERNORM
-#define ARGS const storage_t *__restrict__ x, const storage_t *__restrict__ weight, \
-             const storage_t *__restrict__ bias, storage_t *__restrict__ y
-#else
-#define ARGS const storage_t *__restrict__ x, const storage_t *__restrict__ weight, storage_t *__restrict__ y
-#endif
-
 // The loop over a thread's vectors of its row: i counts them, j is the
 // vector's index in the row.
 #define FOR_MINE(i, j) for (int i = 0, j = t; i < ITEMS; ++i, j += TPR) if (valid && j < NV)
 
-extern "C" __global__ void __launch_bounds__(TPR * RPB) ENTRY(ARGS)
+extern "C" __global__ void __launch_bounds__(TPR * RPB)
+#if OP_SOFTMAX
+softmax_rows(const storage_t *__restrict__ x, storage_t *__restrict__ y)
+#elif OP_LAYERNORM
+layernorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weight,
+               const storage_t *__restrict__ bias, storage_t *__restrict__ y)
+#else
+rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weight, storage_t *__restrict__ y)
+#endif
 {
     __shared__ float red[RPB][WPR];
     const int rib = threadIdx.x / TPR, t = threadIdx.x % TPR;

@@ -3,7 +3,8 @@
  * default, the largest and random configs of softmax, layernorm and rmsnorm
  * in bf16, f16 and f32, on short, odd, medium and long rows, verified by the
  * hardware evaluator (random inputs, a second seed, typical inputs), the
- * shortcuts under an error budget included; and the planted unsafe shortcut
+ * shortcuts under an error budget included, and of the activations (gelu,
+ * gelu_tanh, silu, swiglu) in f32 and bf16; and the planted unsafe shortcut
  * (softmax without max-subtraction) rejected on typical inputs only.
  */
 #include "cuda_harness.h"
@@ -24,6 +25,11 @@ int main(void) {
         check_kernels(cuda, &dev, ops[i], TESS_BF16, 333, 1024, "error_budget=0.001", 8, rng);
         check_kernels(cuda, &dev, ops[i], TESS_F16, 64, 8192, NULL, 6, rng);
         check_kernels(cuda, &dev, ops[i], TESS_BF16, 8, 65536, "error_budget=0.001", 6, rng);
+    }
+    static const char *const acts[] = {"gelu", "gelu_tanh", "silu", "swiglu"};
+    for (int i = 0; i < 4; i++) {
+        check_kernels(cuda, &dev, acts[i], TESS_F32, 3, 1000003, NULL, 4, rng);
+        check_kernels(cuda, &dev, acts[i], TESS_BF16, 1024, 4099, "error_budget=0.001", 6, rng);
     }
     check_planted_shortcut(cuda, &dev, "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,"
                                        "online=0,fast_exp=0");

@@ -1,7 +1,8 @@
 /*
- * test_cuda_templates.c - every CUDA template of heat3d, sum and the
- * row-wise operators (softmax, layernorm, rmsnorm, their shortcuts under an
- * error budget included), over a
+ * test_cuda_templates.c - every CUDA template of heat3d, sum, the row-wise
+ * operators (softmax, layernorm, rmsnorm) and the activations (gelu,
+ * gelu_tanh, silu, swiglu), their shortcuts under an error budget included,
+ * over a
  * sample of each space's configs (the default, then random legal points),
  * compiles with NVRTC for sm_90 through the cuda backend's compile op. NVRTC
  * needs no GPU; without it (or without the toolkit at build time) the test
@@ -22,6 +23,7 @@
 #include "h200.h"
 #include "core/backend.h"
 #include "core/error.h"
+#include "reductions/activation.h"
 #include "reductions/rowwise.h"
 #include "reductions/sum.h"
 #include "stencils/heat3d.h"
@@ -209,6 +211,11 @@ int main(void) {
         compile_space(be, &dev, &tess_op_layernorm, TESS_BF16, rows_short, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_rmsnorm, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_rmsnorm, TESS_F32, rows_short, 2, NULL, rng);
+        const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
+        compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_silu, TESS_F32, odd_n, 1, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_swiglu, TESS_BF16, odd_n, 1, NULL, rng);
         check_compile_error(be, &dev);
         check_cache(be, &dev);
         check_batch(be, &dev, rng);
