@@ -89,16 +89,27 @@ typedef struct tess_backend_ops {
      * fill metrics->power_w from readings taken while timing. */
     tess_status (*time)(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                         int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
-    /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
-    tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
+    /* Measures every ceiling of the device (device.h): rates[k] for
+     * tess_ceiling_kind k in GB/s or GFLOP/s, 0 for a unit it does not have. */
+    tess_status (*calibrate)(void *ctx, double *rates);
     /* Optional: compares n elements of an output with a reference, both in
      * the backend's memory, by the test of tess_problem_verify. counts[0]:
      * unwritten elements (NaN where the reference is not), counts[1]: the
      * first one's index; counts[2], counts[3]: the same for wrong elements
      * (INT64_MAX when there is none). TESS_ERR_ARG for a dtype it cannot
-     * compare: the caller then compares on the host. */
+     * compare (cuda: other than f32, f64, bf16, f16): the caller then
+     * compares on the host. */
     tess_status (*compare)(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                            double tol, double scale, int64_t counts[4]);
+    /* Optional: sets scalar argument `index` of a loaded module (value has
+     * the type the source declared for it) for the runs that follow; a
+     * module starts with the values emit chose. TESS_ERR_ARG for an index
+     * or type that does not match the source. NULL: scalars keep emit's values. */
+    tess_status (*set_scalar)(void *ctx, void *module, int index, const tess_scalar *value);
+    /* Optional: queues every launch of the kernel on `stream` (cuda: a
+     * CUstream the caller owns; NULL: the default stream) and returns
+     * without waiting. NULL: the backend runs only synchronously (run). */
+    tess_status (*run_async)(void *ctx, void *module, void *const *dbufs, int nbufs, void *stream);
 } tess_backend_ops;
 
 tess_status tess_backend_register(const tess_backend_ops *ops);

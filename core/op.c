@@ -60,13 +60,23 @@ tess_status tess_kernel_source_add_scalar(tess_kernel_source *k, const char *nam
     memset(s, 0, sizeof *s);
     strcpy(s->name, name);
     s->type = type;
-    switch (type) {
+    tess_scalar_assign(s, value);
+    return TESS_OK;
+}
+
+void tess_scalar_assign(tess_scalar *s, double value) {
+    switch (s->type) {
     case TESS_SCALAR_I32: s->value.i32 = (int32_t)value; break;
     case TESS_SCALAR_I64: s->value.i64 = (int64_t)value; break;
     case TESS_SCALAR_F32: s->value.f32 = (float)value; break;
     case TESS_SCALAR_F64: s->value.f64 = value; break;
     }
-    return TESS_OK;
+}
+
+int tess_kernel_source_find_scalar(const tess_kernel_source *k, const char *name) {
+    for (int i = 0; i < k->nscalars; i++)
+        if (strcmp(k->scalar[i].name, name) == 0) return i;
+    return -1;
 }
 
 tess_status tess_arch_parse(const char *arch, int *cc, bool *arch_specific) {

@@ -53,6 +53,10 @@ typedef struct tess_buffer_spec {
     /* Outputs: accepted error |out - ref| <= tolerance * (scale + |ref|);
      * 0: the operator's tolerance for the task. */
     double tolerance;
+    /* What a multi-step run needs (left zero by operators without time levels): */
+    char advances[TESS_BUFFER_NAME_MAX];  /* an output: the input it is the next time level of ("" if none) */
+    int rank;          /* the buffer spans the task's last `rank` axes (0: all of them) */
+    double lo, hi;     /* an input: the range fill_input draws from (both 0: [-1, 1]) */
 } tess_buffer_spec;
 
 /* The buffers of a task, as many as the operator needs. */
@@ -103,6 +107,7 @@ typedef struct tess_scalar {
  * (a __grid_constant__ CUtensorMap) after the run-time extents. */
 typedef struct tess_tensor_map {
     int buffer;                 /* index into the task's buffers */
+    tess_dtype dtype;           /* its elements' type (the buffer's) */
     int rank;                   /* 1..5 */
     uint64_t dims[5];           /* elements per dimension, fastest first */
     uint64_t strides[4];        /* bytes between elements of dimensions 1..rank-1 */
@@ -129,6 +134,10 @@ void tess_kernel_source_free(tess_kernel_source *k);
 /* Appends a scalar argument; TESS_ERR_ARG when there are TESS_MAX_SCALARS. */
 tess_status tess_kernel_source_add_scalar(tess_kernel_source *k, const char *name, tess_scalar_type type,
                                           double value);
+/* Stores value in s, converted to s's type (integers truncate toward zero). */
+void tess_scalar_assign(tess_scalar *s, double value);
+/* The index of the scalar named `name`, or -1. */
+int tess_kernel_source_find_scalar(const tess_kernel_source *k, const char *name);
 
 /* "sm_90a" -> 90, true; "sm_80" -> 80, false. TESS_ERR_ARG for other text. */
 tess_status tess_arch_parse(const char *arch, int *cc, bool *arch_specific);
@@ -212,6 +221,10 @@ struct tess_op {
      * acceptable, else false with res failed and its message set. */
     bool (*verify)(const tess_op *op, const tess_task *t, int b, const void *got, const void *want,
                    tess_result *res);
+    /* Optional: the compute unit whose rate bounds the flops (the tensor
+     * cores of a dtype for GEMM and attention); NULL: the FMA rate of the
+     * dtype (tess_op_compute_unit). */
+    tess_ceiling_kind (*compute_unit)(const tess_op *op, const tess_task *t);
 };
 
 /* Registry (by name, as PETSc registers solver types). Refuses operators
@@ -220,6 +233,12 @@ tess_status tess_op_register(const tess_op *op);
 /* TESS_OK when every required slot is set, else TESS_ERR_ARG naming the first missing one. */
 tess_status tess_op_check_complete(const tess_op *op);
 const tess_op *tess_op_find(const char *name);
+/* An operator that could not be registered: its name ("" when the failure
+ * concerns no single name, as a missing directory of them), status and
+ * message, kept so that using it later says why (op_failures.c). */
+void tess_op_register_failure(const char *name, tess_status st, const char *message);
+/* The failure kept for name (NULL: the first of any), with its message; TESS_OK if none. */
+tess_status tess_op_failure(const char *name);
 int tess_op_count(void);
 const tess_op *tess_op_at(int i);
 /* The operator's half for a backend, or NULL. */

@@ -31,17 +31,21 @@ static inline void count_outcome(const tess_result *r, void *user) {
 }
 
 /* Configs c of t through the hardware evaluator of backend be. */
-static inline outcomes evaluate(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const tess_task *t,
-                         const tess_config *c, int n) {
+static inline outcomes evaluate(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
+                                const tess_task *t, const tess_config *c, int n) {
     outcomes out = {{0}, ""};
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 30;
     o.min_time_s = 0.001;
+    tess_space *space = NULL;
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(op, t, be, dev, &o, &ev));
-    if (!ev) return out;
-    CHECK_OK(ev->ops->evaluate(ev, c, n, count_outcome, &out));
-    tess_evaluator_destroy(ev);
+    CHECK_OK(tess_op_space(op, t, dev, &space));
+    if (space) CHECK_OK(tess_evaluator_create_hw(op, t, space, be, dev, &o, &ev));
+    if (ev) {
+        CHECK_OK(ev->ops->evaluate(ev, c, n, count_outcome, &out));
+        tess_evaluator_destroy(ev);
+    }
+    tess_space_destroy(space);
     return out;
 }
 

@@ -4,6 +4,7 @@
  * compiled once and cached per context, verified on first use.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,12 +172,86 @@ const char *tess_kernel_config(const tess_kernel *k) { return k->config; }
 const char *tess_kernel_origin(const tess_kernel *k) { return k->origin; }
 const char *tess_kernel_note(const tess_kernel *k) { return k->note; }
 
-tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays) {
+static tess_status check_arrays(const tess_kernel *k, void *const *arrays, int narrays) {
     if (narrays != k->nbuf)
         return tess_error(TESS_ERR_ARG, "%s takes %d arrays, %d given", k->s.op->name, k->nbuf, narrays);
     for (int i = 0; i < narrays; i++)
         if (!arrays[i]) return tess_error(TESS_ERR_ARG, "%s: array %d is NULL", k->s.op->name, i);
+    return TESS_OK;
+}
+
+tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays) {
+    tess_status st = check_arrays(k, arrays, narrays);
+    return st ? st : k->s.be->run(k->ctx, k->module, arrays, narrays);
+}
+
+tess_status tess_kernel_run_on_stream(tess_kernel *k, void *const *arrays, int narrays, void *stream) {
+    tess_status st = check_arrays(k, arrays, narrays);
+    if (st) return st;
+    if (k->s.be->run_async) return k->s.be->run_async(k->ctx, k->module, arrays, narrays, stream);
+    if (stream)
+        return tess_error(TESS_ERR_ARG, "%s: the %s backend runs synchronously and takes no stream (pass NULL)",
+                          k->s.op->name, k->s.be->name);
     return k->s.be->run(k->ctx, k->module, arrays, narrays);
+}
+
+/* Hands the kernel's scalar i, with its new value, to the loaded module. */
+static tess_status apply_scalar(tess_kernel *k, int i, const tess_scalar *value) {
+    if (!k->s.be->set_scalar)
+        return tess_error(TESS_ERR_UNAVAILABLE, "%s: the %s backend cannot change kernel arguments", k->s.op->name,
+                          k->s.be->name);
+    tess_status st = k->s.be->set_scalar(k->ctx, k->module, i, value);
+    if (!st) k->src.scalar[i] = *value;
+    return st;
+}
+
+/* "a, b" (or "none"). */
+static void scalar_names(const tess_kernel_source *src, char *buf, size_t len) {
+    snprintf(buf, len, "%s", src->nscalars ? "" : "none");
+    for (int i = 0; i < src->nscalars; i++) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%s", i ? ", " : "", src->scalar[i].name);
+    }
+}
+
+tess_status tess_kernel_set_scalar(tess_kernel *k, const char *name, double value) {
+    int i = name ? tess_kernel_source_find_scalar(&k->src, name) : -1;
+    if (i < 0) {
+        char names[TESS_MAX_SCALARS * 26];
+        scalar_names(&k->src, names, sizeof names);
+        return tess_error(TESS_ERR_ARG, "%s (%s) has no scalar argument '%s' (it takes: %s)", k->s.op->name,
+                          k->config, name ? name : "(null)", names);
+    }
+    tess_scalar v = k->src.scalar[i];
+    bool integer = v.type == TESS_SCALAR_I32 || v.type == TESS_SCALAR_I64;
+    double lo = v.type == TESS_SCALAR_I32 ? (double)INT32_MIN : -0x1p63, hi = v.type == TESS_SCALAR_I32 ? 0x1p31 : 0x1p63;
+    if (integer && !(value == trunc(value) && value >= lo && value < hi))
+        return tess_error(TESS_ERR_ARG, "%s: scalar '%s' is a %d-bit integer; %.17g is not one", k->s.op->name, name,
+                          v.type == TESS_SCALAR_I32 ? 32 : 64, value);
+    tess_scalar_assign(&v, value);
+    return apply_scalar(k, i, &v);
+}
+
+tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t value) {
+    const tess_task *t = &k->s.task;
+    int e = -1;
+    for (int d = 0; name && d < t->ndim; d++)
+        if (strcmp(t->dim[d], name) == 0) e = d;
+    if (e < 0)
+        return tess_error(TESS_ERR_ARG, "%s has no extent '%s' (its extents: %s)", k->s.op->name,
+                          name ? name : "(null)", k->s.op->extents ? k->s.op->extents : "unnamed");
+    if (!(k->src.runtime_extents & (UINT32_C(1) << e)))
+        return tess_error(TESS_ERR_ARG, "%s (%s): extent '%s' is compiled into the kernel; it cannot be set at run time",
+                          k->s.op->name, k->config, name);
+    if (value < 1)
+        return tess_error(TESS_ERR_ARG, "%s: extent '%s' = %lld (at least 1)", k->s.op->name, name, (long long)value);
+    int i = tess_kernel_source_find_scalar(&k->src, name);
+    if (i < 0 || k->src.scalar[i].type != TESS_SCALAR_I64)
+        return tess_error(TESS_ERR_INTERNAL, "%s (%s): run-time extent '%s' has no 64-bit integer scalar of its name",
+                          k->s.op->name, k->config, name);
+    tess_scalar v = k->src.scalar[i];
+    v.value.i64 = value;
+    return apply_scalar(k, i, &v);
 }
 
 void tess_kernel_destroy(tess_kernel *k) {
@@ -186,4 +261,21 @@ void tess_kernel_destroy(tess_kernel *k) {
     tess_kernel_source_free(&k->src);
     tess_space_destroy(k->space);
     free(k);
+}
+
+tess_status tess_kernel_alloc(tess_kernel *k, size_t bytes, void **ptr) {
+    *ptr = NULL;
+    return k->s.be->alloc(k->ctx, bytes, ptr);
+}
+
+void tess_kernel_free(tess_kernel *k, void *ptr) {
+    if (ptr) k->s.be->release(k->ctx, ptr);
+}
+
+tess_status tess_kernel_upload(tess_kernel *k, void *dst, const void *host, size_t bytes) {
+    return k->s.be->upload(k->ctx, dst, host, bytes);
+}
+
+tess_status tess_kernel_download(tess_kernel *k, void *host, const void *src, size_t bytes) {
+    return k->s.be->download(k->ctx, host, src, bytes);
 }

@@ -56,12 +56,9 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *text, double
 
 int cli_task_shape(const char *cmd, cli_task *t) {
     tess_status st = tess_register_builtin();
+    if (!st) st = tess_op_check(t->op);
     if (st) return cli_fail_status(st);
     const tess_op *op = tess_op_find(t->op);
-    if (!op) {
-        fprintf(stderr, "tessera: error: unknown operator '%s' (see tessera ops)\n", t->op);
-        return EXIT_USAGE;
-    }
     const char *text = t->shape_text ? t->shape_text : op->default_shape;
     if (tess_shape_parse(text, t->shape, &t->ndim) != TESS_OK)
         return cli_usage_error(cmd, "--shape: %s", tess_errmsg());

@@ -25,6 +25,8 @@ static int no_options(const char *cmd, int argc, char **argv, const char *usage)
 int cmd_ops(int argc, char **argv) {
     int rc = no_options("ops", argc, argv, "usage: tessera ops\n\nLists the operators, their family, backends, default shape and buffers.\n");
     if (rc) return rc < 0 ? EXIT_OK : rc;
+    tess_status st = tess_op_check(NULL);   /* a user stencil file that failed */
+    if (st) return cli_fail_status(st);
     printf("%-12s %-11s %-10s %-14s %s\n", "operator", "family", "backends", "default shape", "summary");
     for (int i = 0; i < tess_op_count(); i++) {
         const tess_op *op = tess_op_at(i);
@@ -48,6 +50,22 @@ int cmd_strategies(int argc, char **argv) {
     return EXIT_OK;
 }
 
+/* One line per ceiling: its value and when it was measured, "not present"
+ * for a unit the device lacks, or "not calibrated". */
+static void print_ceilings(const tess_device *d) {
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        const tess_ceiling *c = &d->ceiling[k];
+        printf("  %-22s ", tess_ceiling_label((tess_ceiling_kind)k));
+        if (c->value > 0)
+            printf("%10.1f %-7s%s%s\n", c->value, tess_ceiling_is_bandwidth((tess_ceiling_kind)k) ? "GB/s" : "GFLOP/s",
+                   c->calibrated_at[0] ? " calibrated " : "", c->calibrated_at);
+        else if (tess_ceiling_measured(c))
+            printf("not present\n");
+        else
+            printf("not calibrated (tessera calibrate --backend %s)\n", d->backend);
+    }
+}
+
 static void print_device(const tess_device *d, const char *key) {
     printf("%s\n  name %s, arch %s, %d %s", key, d->name, d->arch, d->units,
            strcmp(d->backend, "cpu") == 0 ? "cores" : "SMs");
@@ -55,17 +73,14 @@ static void print_device(const tess_device *d, const char *key) {
     printf("\n");
     if (d->clock_mhz > 0) printf("  clock %.0f MHz, memory clock %.0f MHz, bus %d bits\n", d->clock_mhz, d->mem_clock_mhz, d->mem_bus_width);
     printf("  memory %.1f GiB, %s %.1f MiB\n", (double)d->mem_bytes / (1 << 30),
-           strcmp(d->backend, "cpu") == 0 ? "last-level cache" : "L2", (double)d->l2_bytes / (1 << 20));
+           strcmp(d->backend, "cpu") == 0 ? "caches of level 2 and up" : "L2", (double)d->l2_bytes / (1 << 20));
     if (d->smem_per_block > 0)
         printf("  shared memory %lld B/block (%lld opt-in), %lld B/SM; registers %d/block, %d/SM; "
                "threads %d/block, %d/SM; warp %d\n",
                (long long)d->smem_per_block, (long long)d->smem_per_block_optin, (long long)d->smem_per_sm,
                d->regs_per_block, d->regs_per_sm, d->max_threads_per_block, d->max_threads_per_sm,
                d->warp_size);
-    if (d->ceiling_gbps > 0)
-        printf("  calibrated: copy %.1f GB/s, FMA %.1f GFLOP/s\n", d->ceiling_gbps, d->ceiling_gflops);
-    else
-        printf("  not calibrated (tessera calibrate --backend %s)\n", d->backend);
+    print_ceilings(d);
 }
 
 static int parse_db_backend(const char *cmd, int argc, char **argv, const char **db, const char **backend,
@@ -121,8 +136,9 @@ int cmd_devices(int argc, char **argv) {
 
 static void calibrate_help(void) {
     printf("usage: tessera calibrate [--backend cpu|cuda] [--db PATH]\n\n"
-           "Measures the device's copy bandwidth (a STREAM-like copy, bytes read + written)\n"
-           "and FMA rate with tessera's own kernels, and stores them as its ceilings.\n");
+           "Measures the device's ceilings with tessera's own kernels and stores them:\n"
+           "copy bandwidth (bytes read + written), read-only bandwidth, fp32 and fp64 FMA\n"
+           "rates, and the tensor-core rates for bf16, f16 and fp8 where the device has them.\n");
 }
 
 int cmd_calibrate(int argc, char **argv) {
@@ -148,17 +164,14 @@ int cmd_calibrate(int argc, char **argv) {
             st = be->probe(&d);
         }
     }
-    double gbps = 0, gflops = 0;
-    if (!st) st = tess_backend_calibrate_isolated(be, &d, &gbps, &gflops);
-    if (!st) {
-        int64_t id;
-        st = tess_records_put_device(tess_context_records(ctx), &d, &id);
-        if (!st) st = tess_records_set_ceilings(tess_context_records(ctx), &d, gbps, gflops);
-    }
+    double rates[TESS_CEILING_COUNT];
+    if (!st) st = tess_backend_calibrate_isolated(be, &d, rates);
+    if (!st) st = tess_records_set_ceilings(tess_context_records(ctx), &d, rates);
     if (!st) {
         char key[TESS_KEY_MAX];
         tess_device_key(&d, key, sizeof key);
-        printf("%s\n  copy bandwidth %.2f GB/s (read + write)\n  FMA rate       %.2f GFLOP/s\n", key, gbps, gflops);
+        printf("%s\n", key);
+        print_ceilings(&d);
     }
     tess_close(ctx);
     return st ? cli_fail_status(st) : EXIT_OK;

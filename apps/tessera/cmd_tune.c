@@ -58,7 +58,6 @@ static void print_json(const cli_task *t, const char *strategy, const tess_tune_
                        const char *db_path) {
     static const char *const names[] = {"ok", "compile_error", "runtime_error", "wrong_result",
                                         "timeout", "invalid"};
-    double fraction = r->ceiling_gbps > 0 ? r->best_gbps / r->ceiling_gbps : 0;
     printf("{\"op\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"device\": \"%s\", "
            "\"strategy\": \"%s\", \"db\": \"%s\",\n",
            t->op, t->shape_text, t->dtype ? t->dtype : "f32", r->device, strategy, db_path);
@@ -70,8 +69,9 @@ static void print_json(const cli_task *t, const char *strategy, const tess_tune_
     } else {
         printf(" \"best\": null,\n");
     }
-    printf(" \"ceiling_gbps\": %.6g, \"ceiling_gflops\": %.6g, \"fraction_of_ceiling\": %.4f,\n",
-           r->ceiling_gbps, r->ceiling_gflops, fraction);
+    printf(" \"ceiling_gbps\": %.6g, \"ceiling_gflops\": %.6g, \"bound\": \"%s\", \"bound_ms\": %.6g,"
+           " \"fraction_of_ceiling\": %.4f,\n",
+           r->ceiling_gbps, r->ceiling_gflops, r->bound, r->bound_ms, r->fraction_of_ceiling);
     printf(" \"default_ms\": %.6g, \"speedup_over_default\": %.4f,\n", r->default_ms,
            r->default_ms > 0 && isfinite(r->best_ms) ? r->default_ms / r->best_ms : 0);
     printf(" \"evaluations\": %d, \"elapsed_s\": %.3f, \"statuses\": {", r->evaluations, r->elapsed_s);
@@ -103,9 +103,9 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
     printf("  best config   %s\n", r->best_config);
     printf("  time          %.4g ms (median)\n", r->best_ms);
     printf("  achieved      %.2f GB/s, %.2f GFLOP/s\n", r->best_gbps, r->best_gflops);
-    if (r->ceiling_gbps > 0)
-        printf("  ceiling       %.2f GB/s copy bandwidth (calibrated): %.1f%% of it\n", r->ceiling_gbps,
-               100.0 * r->best_gbps / r->ceiling_gbps);
+    if (r->bound[0])
+        printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms\n",
+               100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms);
     if (r->default_ms > 0)
         printf("  default       %.4g ms: tuned is %.2fx faster\n", r->default_ms, r->default_ms / r->best_ms);
 }
