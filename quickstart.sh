@@ -14,7 +14,7 @@ case "$mode" in
   *) echo "usage: $0 [test]" >&2; exit 2 ;;
 esac
 
-packages="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libnetcdf-dev netcdf-bin libjansson-dev zlib1g-dev"
+packages="build-essential gfortran cmake pkg-config libgsl-dev libsqlite3-dev libnetcdf-dev netcdf-bin libjansson-dev zlib1g-dev"
 missing=()
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
