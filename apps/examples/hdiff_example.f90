@@ -71,6 +71,7 @@ program hdiff_example
     difference, ' (tolerance ', tolerance, ')'
   call tess_kernel_destroy(kernel)
   call tess_close(ctx)
+  deallocate (u, coeff, ref, ref_next, ref_coeff, buffers)
   if (.not. difference <= tolerance) error stop 'hdiff_example: the fields differ beyond the tolerance'
 
 contains
