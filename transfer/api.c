@@ -2,6 +2,7 @@
  * api.c - the public API (tessera.h): contexts, tuning with every result
  * recorded, and kernels chosen from the records for a caller's own arrays.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@ struct tess_context {
     tess_kernel_cache *kernels;     /* dispatched kernels */
 };
 
-tess_status tess_open(tess_context **out, const char *db_path) {
+static tess_status open_context(tess_context **out, const char *db_path, bool readonly) {
+    *out = NULL;
     tess_status st = tess_register_builtin();
     if (st) return st;
     tess_context *ctx = calloc(1, sizeof *ctx);
@@ -36,7 +38,7 @@ tess_status tess_open(tess_context **out, const char *db_path) {
         }
         db_path = default_path;
     }
-    st = tess_records_open(db_path, &ctx->db);
+    st = readonly ? tess_records_open_readonly(db_path, &ctx->db) : tess_records_open(db_path, &ctx->db);
     if (!st && !(ctx->kernels = tess_kernel_cache_create())) st = tess_error(TESS_ERR_NOMEM, "context");
     if (st) {
         tess_close(ctx);
@@ -44,6 +46,12 @@ tess_status tess_open(tess_context **out, const char *db_path) {
     }
     *out = ctx;
     return TESS_OK;
+}
+
+tess_status tess_open(tess_context **out, const char *db_path) { return open_context(out, db_path, false); }
+
+tess_status tess_open_readonly(tess_context **out, const char *db_path) {
+    return open_context(out, db_path, true);
 }
 
 void tess_close(tess_context *ctx) {
@@ -169,14 +177,14 @@ static tess_status warm_start(tess_context *ctx, const tess_tune_options *opt, c
         snprintf(db_path, sizeof db_path, "%s/records.db", tmp);
         st = tess_records_open(db_path, &db);
         FILE *in = st ? NULL : fopen(source, "r");
-        if (!st && !in) st = tess_error(TESS_ERR_IO, "cannot open %s", source);
+        if (!st && !in) st = tess_error(TESS_ERR_IO, "cannot open %s: %s", source, strerror(errno));
         if (in) {
             int count;
             st = tess_records_import_jsonl(db, in, source, &count);
             fclose(in);
         }
     } else {
-        st = tess_records_open(source, &db);
+        st = tess_records_open_readonly(source, &db);
     }
     if (!st) st = tess_warm_start_build(db, &target, space, 4, 3, out);
     tess_records_close(db);
@@ -221,18 +229,15 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         tess_evaluator_destroy(ev);
         return tess_error_context(st, "the fixed parameters");
     }
-    st = tess_records_begin_run(ctx->db, task_id, device_id, strategy_name, opt.seed, opt.budget, &run_id);
+    tess_warm_start warm = {0};
+    st = warm_start(ctx, &opt, &s, ev->space, &warm);
+    if (!st) st = tess_records_begin_run(ctx->db, task_id, device_id, strategy_name, opt.seed, opt.budget, &run_id);
     if (st) {
+        tess_warm_start_free(&warm);
         tess_evaluator_destroy(ev);
         return st;
     }
     if (report) memset(report, 0, sizeof *report);
-    tess_warm_start warm = {0};
-    st = warm_start(ctx, &opt, &s, ev->space, &warm);
-    if (st) {
-        tess_evaluator_destroy(ev);
-        return st;
-    }
     /* The default first (the baseline of every speedup), then the warm start. */
     tess_config *seeds = malloc((size_t)(warm.n + 1) * sizeof *seeds);
     if (!seeds) {
