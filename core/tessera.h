@@ -24,8 +24,10 @@
 #ifndef TESSERA_H
 #define TESSERA_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,13 +55,32 @@ const char *tess_errmsg(void);
 /* Short name of a status code ("ok", "io error", ...). */
 const char *tess_status_name(tess_status st);
 
+/* Registers the built-in operators, strategies and backends, and the
+ * stencils of $TESSERA_STENCIL_PATH, once per process (tess_open and
+ * tess_open_readonly do it too); later calls return the first call's status. */
+tess_status tess_init(void);
+
 typedef struct tess_context tess_context;
 
 /* Opens the records database at db_path (NULL: $TESSERA_DB, else
- * $XDG_DATA_HOME/tessera/records.db) and registers the built-in operators,
- * strategies and backends. */
+ * $XDG_DATA_HOME/tessera/records.db), creating it and its directory when
+ * missing, and registers the built-ins (tess_init). A database this process
+ * cannot write (a read-only file or directory, such as an installed kernel
+ * library) is opened for reading only, as tess_open_readonly does: then
+ * kernels, dispatch, listing and export work, and tuning, calibrating and
+ * importing fail with TESS_ERR_DB. On failure *ctx is NULL. */
 tess_status tess_open(tess_context **ctx, const char *db_path);
+/* Opens an existing records database for reading only: never creates a
+ * file or a directory (TESS_ERR_NOTFOUND when there is no database at the
+ * path) and never writes. A tuner writing the database at the same time is
+ * seen as it commits, except by a process that may write neither the file
+ * nor its directory while no writer has it open: that one reads the file as
+ * it is (SQLite's immutable mode), and sees later results after reopening. */
+tess_status tess_open_readonly(tess_context **ctx, const char *db_path);
+/* NULL-safe. Kernels returned by tess_dispatch are destroyed with it. */
 void tess_close(tess_context *ctx);
+/* The path of the context's records database (borrowed, valid until tess_close). */
+const char *tess_db_path(tess_context *ctx);
 
 typedef void (*tess_progress_fn)(int done, int budget, double best_ms,
                                  double elapsed_s, void *user);
@@ -86,6 +107,11 @@ typedef struct tess_tune_options {
     double compile_timeout_s;
     tess_progress_fn progress;  /* called after each result; may be NULL */
     void *progress_user;
+    /* When non-NULL and set non-zero (from a signal handler, say), the
+     * search stops after the candidates in flight: their results are
+     * recorded, the run ends with stop reason "interrupted" and the report
+     * covers what was measured. tessera installs no signal handler itself. */
+    const volatile sig_atomic_t *cancel;
 } tess_tune_options;
 
 tess_tune_options tess_tune_options_default(void);
@@ -103,7 +129,19 @@ typedef struct tess_tune_report {
     char device[256];        /* device key */
     int warm_configs;        /* configs taken from similar tasks */
     char transfer_from[1024];/* the prior tasks used, with their similarity ("" if none) */
+    /* How far to trust the times: the interquartile spread of the best
+     * config's and the default's timed runs, over their medians (0.1: 10%),
+     * and the bytes the kernel moves per run beside the device's last-level
+     * cache (L2 on GPUs): a working set that fits is timed from the cache,
+     * so its bandwidth is no fraction of the memory's. */
+    double best_spread, default_spread;
+    double working_set_bytes, cache_bytes;
 } tess_tune_report;
+
+/* The name of outcome i of tess_tune_report.status_counts ("ok",
+ * "compile_error", "runtime_error", "wrong_result", "timeout", "invalid");
+ * NULL past the end. */
+const char *tess_outcome_label(int i);
 
 /* Tunes op on the given shape and dtype ("f32", "f64", ...) on a backend
  * ("cpu", "cuda"; NULL: the best present). Every result is committed to the
@@ -155,6 +193,134 @@ tess_status tess_dispatch(tess_context *ctx, const char *op, const int64_t *shap
  * (`tessera ops` lists it): host pointers for cpu, device pointers for cuda. */
 tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays);
 void tess_kernel_destroy(tess_kernel *k);
+
+/* ---- what is available here ------------------------------------------ */
+
+#define TESS_KEY_LEN 256         /* task and device keys, with their NUL */
+
+/* The calls below that need the registries call tess_init themselves. */
+
+typedef struct tess_op_info {
+    const char *name, *family, *summary;   /* borrowed, valid for the process */
+    const char *default_shape;             /* "256x256x256" */
+    char backends[64];                     /* "cpu,cuda" */
+} tess_op_info;
+
+/* Operator i (0, 1, ...) in registration order; TESS_ERR_NOTFOUND past the end. */
+tess_status tess_op_info_at(int i, tess_op_info *out);
+/* The operator of that name; TESS_ERR_ARG (naming it) when there is none. */
+tess_status tess_op_info_find(const char *name, tess_op_info *out);
+
+typedef struct tess_strategy_info {
+    const char *name, *summary;            /* borrowed, valid for the process */
+    int is_default;                        /* the strategy tess_tune uses when none is named */
+} tess_strategy_info;
+
+/* Strategy i (0, 1, ...); TESS_ERR_NOTFOUND past the end. */
+tess_status tess_strategy_info_at(int i, tess_strategy_info *out);
+
+/* Parses "ZxYxX" (slowest extent first) into shape[0..*ndim) (at most 4
+ * extents); TESS_ERR_ARG with a message when malformed or out of range. */
+tess_status tess_shape_from_text(const char *text, int64_t *shape, int *ndim);
+/* Writes the shape as "ZxYxX". */
+tess_status tess_shape_to_text(const int64_t *shape, int ndim, char *buf, size_t len);
+
+/* A backend's device, as probed here. */
+typedef struct tess_device_info {
+    char backend[16];                      /* "cpu", "cuda" */
+    int available;                         /* 0: the backend cannot run here; why says why */
+    char why[512];
+    char key[TESS_KEY_LEN];                /* the device's key in the records */
+    char name[128], arch[32];
+    int units;                             /* cores, or streaming multiprocessors */
+    int cc_major, cc_minor;                /* compute capability (0 on CPUs) */
+    double clock_mhz, mem_clock_mhz;
+    int mem_bus_width;
+    int64_t mem_bytes, cache_bytes;        /* memory; last-level cache (L2 on GPUs) */
+    int64_t smem_per_block, smem_per_block_optin, smem_per_sm;
+    int regs_per_block, regs_per_sm, max_threads_per_block, max_threads_per_sm, warp_size;
+    double ceiling_gbps, ceiling_gflops;   /* calibrated ceilings in the records; 0: none */
+} tess_device_info;
+
+/* The device of backend i (0, 1, ...), its ceilings read from ctx's records
+ * (ctx may be NULL: none). A backend that cannot run here is TESS_OK with
+ * available 0 and the reason; TESS_ERR_NOTFOUND past the end. */
+tess_status tess_device_info_at(tess_context *ctx, int i, tess_device_info *out);
+/* Measures the copy bandwidth and FMA rate of backend's device (NULL: the
+ * best present) in an isolated process, stores them in ctx's records and
+ * fills out with the device and its new ceilings. */
+tess_status tess_device_calibrate(tess_context *ctx, const char *backend, tess_device_info *out);
+
+/* ---- the records -------------------------------------------------------- */
+
+/* One tuned task on one device. */
+typedef struct tess_db_task {
+    char task[TESS_KEY_LEN];               /* "heat3d:f32:256x256x256" */
+    char device[TESS_KEY_LEN];
+    int evaluations, ok;                   /* results stored; how many ran correctly */
+    double best_ms;                        /* INFINITY when none ran correctly */
+    char best_config[1024];
+} tess_db_task;
+
+/* Returns non-zero to stop the listing. */
+typedef int (*tess_db_task_fn)(const tess_db_task *t, void *user);
+/* Calls fn for every task and device with results, by task then device key. */
+tess_status tess_db_list(tess_context *ctx, tess_db_task_fn fn, void *user);
+/* The device key in the records that is text, or the only one containing
+ * it, copied to key; TESS_ERR_NOTFOUND when none matches, TESS_ERR_ARG when
+ * several do. */
+tess_status tess_db_find_device(tess_context *ctx, const char *text, char *key, size_t len);
+/* Writes the results as JSON lines (one result per line, with its task,
+ * device descriptor and config) to out, filtered by exact task and device
+ * keys (NULL: all); *count: the lines written. */
+tess_status tess_db_export(tess_context *ctx, FILE *out, const char *task, const char *device,
+                           int *count);
+/* Writes a kernel library (the best config of every task tuned on the
+ * device, its descriptor and the tessera version; one JSON document) to
+ * out; *count: its entries. TESS_ERR_NOTFOUND when the device has no records. */
+tess_status tess_db_export_library(tess_context *ctx, const char *device, FILE *out, int *count);
+/* Merges a JSON-lines file or a kernel library (told apart by content);
+ * results already present are skipped and *count says how many were added.
+ * A malformed file fails with its line, having added nothing. */
+tess_status tess_db_import(tess_context *ctx, const char *path, int *count);
+
+/* ---- generated source ------------------------------------------------- */
+
+typedef struct tess_source_options {
+    const char *config;      /* "name=value,..."; NULL: the best recorded, else the default */
+    /* cuda: generate for this architecture ("sm_90") with a typical device
+     * of it, so no GPU is needed; NULL: the device probed here. */
+    const char *arch;
+    int compile;             /* also compile it (cuda: with NVRTC) and report the outcome */
+} tess_source_options;
+
+typedef struct tess_source {
+    char task[TESS_KEY_LEN], device[TESS_KEY_LEN];
+    char backend[16];
+    char config[1024];
+    char origin[160];        /* "best recorded, 0.12 ms", "given", "the template's default" */
+    char options[256];       /* extra compiler options */
+    int nlaunches;
+    struct {
+        char entry[64];
+        unsigned grid[3], block[3], shared_bytes;   /* cuda only */
+    } launch[4];
+    char *code;              /* the exact source; owned, tess_source_free */
+    /* With compile: 1 when it compiled, and the compiler's log or error
+     * (owned, may be NULL). The binary goes to the compile cache. */
+    int compiled;
+    char *compile_log;
+} tess_source;
+
+/* The config tessera would run for a task (or the one given) and its
+ * generated source. ctx may be NULL (no records: the template's default).
+ * A config that is malformed, unknown or illegal is TESS_ERR_ARG; a compile
+ * error with compile set is TESS_OK with compiled 0 and the log. */
+tess_status tess_source_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                            const char *dtype, const char *backend, const tess_source_options *opt,
+                            tess_source *out);
+/* Frees what tess_source_get allocated; NULL-safe. */
+void tess_source_free(tess_source *s);
 
 #ifdef __cplusplus
 }

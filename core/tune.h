@@ -7,6 +7,7 @@
 #ifndef TESS_TUNE_H
 #define TESS_TUNE_H
 
+#include <signal.h>
 #include "evaluator.h"
 #include "strategy.h"
 
@@ -26,6 +27,9 @@ typedef struct tess_tune_loop_options {
     int npriors;
     tess_result_fn on_result;   /* every result, as it arrives; may be NULL */
     void *user;
+    /* Set non-zero (by a signal handler, say) to stop after the batch in
+     * flight, with stop reason "interrupted"; may be NULL. */
+    const volatile sig_atomic_t *cancel;
 } tess_tune_loop_options;
 
 typedef struct tess_tune_outcome {

@@ -68,8 +68,9 @@ tess_tune_options tess_tune_options_default(void) {
                                .window = 0};
 }
 
-tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int ndim,
-                                 const char *dtype_name, const char *backend, tess_request *s) {
+/* The request on dev, or (dev NULL) on the backend's probed device. */
+static tess_status resolve(const char *op_name, const int64_t *shape, int ndim, const char *dtype_name,
+                           const char *backend, const tess_device *dev, tess_request *s) {
     memset(s, 0, sizeof *s);
     s->op = tess_op_find(op_name);
     if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", op_name);
@@ -83,8 +84,10 @@ tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int 
         if (!s->be) return tess_error(TESS_ERR_ARG, "unknown backend '%s' (cpu, cuda)", backend);
         if (!tess_op_supports_backend(s->op, backend))
             return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", op_name, backend);
-        st = s->be->probe(&s->device);
-        if (st) return tess_error_context(TESS_ERR_UNAVAILABLE, "backend %s is unavailable", backend);
+        if (dev)
+            s->device = *dev;
+        else if ((st = s->be->probe(&s->device)))
+            return tess_error_context(TESS_ERR_UNAVAILABLE, "backend %s is unavailable", backend);
     } else {
         st = tess_backend_best(s->op, &s->be, &s->device);
         if (st) return st;
@@ -92,6 +95,16 @@ tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int 
     st = tess_device_key(&s->device, s->device_key, sizeof s->device_key);
     if (!st) st = tess_task_key(&s->task, s->task_key, sizeof s->task_key);
     return st;
+}
+
+tess_status tess_request_resolve(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                 const char *backend, tess_request *s) {
+    return resolve(op, shape, ndim, dtype, backend, NULL, s);
+}
+
+tess_status tess_request_resolve_on(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                    const tess_device *dev, tess_request *s) {
+    return resolve(op, shape, ndim, dtype, dev->backend, dev, s);
 }
 
 tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measured_now) {
@@ -143,8 +156,10 @@ static void on_result(const tess_result *r, void *user) {
     const char *origin = origin_of(rec, &r->config, label, sizeof label);
     rec->done++;
     if (r->status == TESS_RESULT_OK && r->time_ms < rec->best_ms) rec->best_ms = r->time_ms;
-    if (rec->report && r->status == TESS_RESULT_OK && strcmp(origin, "default") == 0)
+    if (rec->report && r->status == TESS_RESULT_OK && strcmp(origin, "default") == 0) {
         rec->report->default_ms = r->time_ms;
+        rec->report->default_spread = r->spread;
+    }
     if (tess_config_format(rec->space, &r->config, config, sizeof config) == TESS_OK) {
         tess_status st = tess_records_put_result(rec->db, rec->run_id, config, r, origin);
         if (st && !rec->db_error) rec->db_error = st;
@@ -227,7 +242,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     if (st) return st;
     if (opt.fix && (st = tess_space_pin(ev->space, opt.fix))) {
         tess_evaluator_destroy(ev);
-        return tess_error_context(st, "the fixed parameters");
+        return tess_error_context(TESS_ERR_ARG, "the fixed parameters");   /* the caller's text */
     }
     tess_warm_start warm = {0};
     st = warm_start(ctx, &opt, &s, ev->space, &warm);
@@ -252,7 +267,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
                     .opt = &opt, .report = report, .budget = opt.budget, .best_ms = INFINITY,
                     .t0 = tess_now()};
     tess_tune_loop_options lo = {.strategy = strategy, .budget = opt.budget, .seconds = opt.seconds,
-                                 .window = opt.window, .seed = opt.seed, .batch = opt.batch,
+                                 .window = opt.window, .seed = opt.seed, .batch = opt.batch, .cancel = opt.cancel,
                                  .seeds = seeds, .nseeds = warm.n + 1,
                                  .priors = warm.priors, .npriors = warm.npriors, .on_result = on_result, .user = &rec};
     tess_tune_outcome out;
@@ -266,11 +281,14 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
             report->best_ms = out.best.time_ms;
             report->best_gbps = out.best.gbps;
             report->best_gflops = out.best.gflops;
+            report->best_spread = out.best.spread;
         } else {
             report->best_ms = INFINITY;
         }
         report->ceiling_gbps = s.device.ceiling_gbps;
         report->ceiling_gflops = s.device.ceiling_gflops;
+        report->working_set_bytes = s.op->bytes(&s.task);
+        report->cache_bytes = (double)s.device.l2_bytes;
         report->evaluations = out.evaluations;
         report->elapsed_s = out.elapsed_s;
         for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out.counts[i];

@@ -21,6 +21,10 @@ typedef struct tess_request {
 /* backend NULL or "": the best backend present for the operator. */
 tess_status tess_request_resolve(const char *op, const int64_t *shape, int ndim, const char *dtype,
                                  const char *backend, tess_request *s);
+/* The same on a given device of its backend, not probed (a typical device
+ * of an architecture, say). */
+tess_status tess_request_resolve_on(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                    const tess_device *dev, tess_request *s);
 /* Loads the device's ceilings from the records, calibrating (and storing
  * them) first when none are stored. */
 tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measured_now);
