@@ -322,6 +322,25 @@ tess_status tess_source_get(tess_context *ctx, const char *op, const int64_t *sh
 /* Frees what tess_source_get allocated; NULL-safe. */
 void tess_source_free(tess_source *s);
 
+/* ---- the compile cache ------------------------------------------------ */
+
+/* Compiled kernels are kept by a hash of their source, options and
+ * compiler in $TESSERA_CACHE, else $XDG_CACHE_HOME/tessera, else
+ * ~/.cache/tessera: about 17 KB per CPU kernel (its source and shared
+ * object), a few tens of KB per CUDA cubin. */
+typedef struct tess_cache_info {
+    char dir[4096];
+    int64_t files, bytes;
+} tess_cache_info;
+
+/* The cache's directory and the kernel files in it; creates nothing. */
+tess_status tess_cache_info_get(tess_cache_info *out);
+/* Removes kernel files, least recently used first, until at most
+ * keep_bytes remain (0: all of them); fills removed and kept (either may be
+ * NULL). Only files named like tessera's kernels are touched. A tuner
+ * running meanwhile compiles again what it misses. */
+tess_status tess_cache_clean(int64_t keep_bytes, tess_cache_info *removed, tess_cache_info *kept);
+
 #ifdef __cplusplus
 }
 #endif

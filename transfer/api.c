@@ -221,6 +221,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     tess_tune_options opt = opt_in ? *opt_in : tess_tune_options_default();
     tess_request s;
     tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
+    if (!st) st = tess_cache_check();
     if (st) return st;
     const char *strategy_name = opt.strategy ? opt.strategy : tess_strategy_default_name();
     const tess_strategy_ops *strategy = tess_strategy_find(strategy_name);

@@ -130,6 +130,7 @@ tess_status tess_device_calibrate(tess_context *ctx, const char *backend, tess_d
     int64_t id;
     tess_records *db = tess_context_records(ctx);
     if (!st) st = tess_records_put_device(db, &d, &id);   /* fails first on a read-only database */
+    if (!st) st = tess_cache_check();
     if (!st) st = tess_backend_calibrate_isolated(be, &d, &gbps, &gflops);
     if (!st) st = tess_records_set_ceilings(db, &d, gbps, gflops);
     if (st) return st;

@@ -53,6 +53,7 @@ int cmd_strategies(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 int tess_cmd_bench(int argc, char **argv);
 
 #endif
