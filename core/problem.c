@@ -25,7 +25,7 @@ tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t 
         p->working_set += bytes;
         p->host[i] = calloc(1, bytes ? bytes : 1);
         if (!p->host[i]) {
-            st = tess_error(TESS_ERR_NOMEM, "host buffer '%s' of %zu bytes", p->spec[i].name, bytes);
+            st = tess_error(TESS_ERR_NOMEM, "cannot allocate host buffer '%s' of %zu bytes", p->spec[i].name, bytes);
         } else if (p->spec[i].role == TESS_BUF_IN) {
             uint64_t s = seed * 1000003ULL + (uint64_t)i;
             if (op->fill_input)

@@ -35,7 +35,13 @@ static void usage(FILE *f) {
             "  --seed K           first seed (default 1)\n"
             "  --json             print a JSON list instead of tables\n"
             "  --plot FILE.svg    convergence curves (one file per space: FILE-<space>.svg when\n"
-            "                     several spaces are given)\n");
+            "                     several spaces are given)\n"
+            "\n"
+            "Columns: to 5%%, to 1%%  median evaluations to a config within 5%% (1%%) of the optimum\n"
+            "                       (>N: most runs never got there)\n"
+            "         vs rnd        to 5%% over random sampling's expectation (below 1: better)\n"
+            "         @20 ... @200  mean optimum / best found after that many evaluations (1: found)\n"
+            "         max ms        the strategy's slowest proposal of a batch, in milliseconds\n");
 }
 
 static bool parse_int(const char *text, int lo, int *out) {
@@ -82,6 +88,8 @@ static void print_space_header(const tess_bench_space *bs, const tess_bench_opti
     printf("random sampling expects %.1f evaluations to 5%%, %.1f to 1%%; %d runs of %d evaluations\n",
            tess_bench_random_expectation(bs->n, bs->within_5pct),
            tess_bench_random_expectation(bs->n, bs->within_1pct), o->repeats, o->budget);
+    printf("(vs rnd: evaluations to 5%% over random sampling's; @N: optimum/best found after N evaluations;\n"
+           " max ms: slowest proposal; see tessera bench --help)\n");
     printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %10s\n", "strategy", "to 5%", "to 1%", "vs rnd",
            "@20", "@50", "@100", "@200", "max ms");
 }
