@@ -99,6 +99,15 @@ typedef struct tess_backend_ops {
      * compare: the caller then compares on the host. */
     tess_status (*compare)(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                            double tol, double scale, int64_t counts[4]);
+    /* Optional: sets scalar argument `index` of a loaded module (value has
+     * the type the source declared for it) for the runs that follow; a
+     * module starts with the values emit chose. TESS_ERR_ARG for an index
+     * or type that does not match the source. NULL: scalars keep emit's values. */
+    tess_status (*set_scalar)(void *ctx, void *module, int index, const tess_scalar *value);
+    /* Optional: queues every launch of the kernel on `stream` (cuda: a
+     * CUstream the caller owns; NULL: the default stream) and returns
+     * without waiting. NULL: the backend runs only synchronously (run). */
+    tess_status (*run_async)(void *ctx, void *module, void *const *dbufs, int nbufs, void *stream);
 } tess_backend_ops;
 
 tess_status tess_backend_register(const tess_backend_ops *ops);

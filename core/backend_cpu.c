@@ -25,12 +25,20 @@
 
 #define CPU_FLAGS "-O3 -march=native -fopenmp -shared -fPIC"
 
+/* The kernel ABI of op.h: the scalar form when the source has scalars. */
 typedef void (*cpu_entry)(void *const *buffers);
+typedef void (*cpu_entry_scalars)(void *const *buffers, const void *const *scalars);
 
 typedef struct cpu_module {
     void *handle;
     int nlaunches;
-    cpu_entry entry[TESS_MAX_LAUNCHES];
+    union {
+        cpu_entry plain;
+        cpu_entry_scalars with_scalars;
+    } entry[TESS_MAX_LAUNCHES];
+    int nscalars;
+    tess_scalar scalar[TESS_MAX_SCALARS];
+    const void *scalar_ptr[TESS_MAX_SCALARS];   /* &scalar[i].value: the kernel's second argument */
 } cpu_module;
 
 /* First line of `cc --version`, part of the cache key. */
@@ -184,6 +192,11 @@ static tess_status cpu_load(void *ctx, const tess_blob *bin, const tess_kernel_s
         return tess_error(TESS_ERR_RUNTIME, "dlopen: %s", dlerror());
     }
     m->nlaunches = src->nlaunches;
+    m->nscalars = src->nscalars;
+    for (int i = 0; i < src->nscalars; i++) {
+        m->scalar[i] = src->scalar[i];
+        m->scalar_ptr[i] = &m->scalar[i].value;
+    }
     for (int i = 0; i < src->nlaunches; i++) {
         void *sym = dlsym(m->handle, src->launch[i].entry);
         if (!sym) {
@@ -191,7 +204,7 @@ static tess_status cpu_load(void *ctx, const tess_blob *bin, const tess_kernel_s
             free(m);
             return tess_error(TESS_ERR_RUNTIME, "entry '%s' not found in %s", src->launch[i].entry, path);
         }
-        memcpy(&m->entry[i], &sym, sizeof sym);   /* object to function pointer, as POSIX allows */
+        memcpy(&m->entry[i].plain, &sym, sizeof sym);   /* object to function pointer, as POSIX allows */
     }
     *module = m;
     return TESS_OK;
@@ -209,7 +222,22 @@ static tess_status cpu_run(void *ctx, void *module, void *const *dbufs, int nbuf
     (void)ctx;
     (void)nbufs;
     cpu_module *m = module;
-    for (int i = 0; i < m->nlaunches; i++) m->entry[i](dbufs);
+    for (int i = 0; i < m->nlaunches; i++) {
+        if (m->nscalars > 0)
+            m->entry[i].with_scalars(dbufs, m->scalar_ptr);
+        else
+            m->entry[i].plain(dbufs);
+    }
+    return TESS_OK;
+}
+
+static tess_status cpu_set_scalar(void *ctx, void *module, int index, const tess_scalar *value) {
+    (void)ctx;
+    cpu_module *m = module;
+    if (index < 0 || index >= m->nscalars || value->type != m->scalar[index].type)
+        return tess_error(TESS_ERR_ARG, "cpu kernel: no scalar %d of type %d (it has %d scalars)", index,
+                          (int)value->type, m->nscalars);
+    m->scalar[index].value = value->value;
     return TESS_OK;
 }
 
@@ -332,6 +360,7 @@ static const tess_backend_ops cpu_backend = {
     .run = cpu_run,
     .time = cpu_time,
     .calibrate = cpu_calibrate,
+    .set_scalar = cpu_set_scalar,
 };
 
 tess_status tess_cpu_register(void) { return tess_backend_register(&cpu_backend); }

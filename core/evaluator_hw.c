@@ -48,8 +48,8 @@ static void finish(tess_evaluator *ev, hw_impl *h, const tess_blob *bin, const t
         if (h->typical_ms <= 0) h->typical_ms = res->time_ms;
         if (h->best_ms <= 0 || res->time_ms < h->best_ms) h->best_ms = res->time_ms;
         double s = res->time_ms * 1e-3;
-        res->gbps = ev->op->bytes(&ev->task) / s / 1e9;
-        res->gflops = ev->op->flops(&ev->task) / s / 1e9;
+        res->gbps = ev->op->bytes(ev->op, &ev->task) / s / 1e9;
+        res->gflops = ev->op->flops(ev->op, &ev->task) / s / 1e9;
     }
 }
 
@@ -89,7 +89,7 @@ static tess_status hw_evaluate(tess_evaluator *ev, const tess_config *configs, i
         tess_status st = TESS_OK;
         if (why) {
             tess_result_fail(&res[i], TESS_RESULT_INVALID, "violates %s", why);
-        } else if ((st = ev->op->emit(&ev->task, &ev->device, ev->space, &configs[i], &src[i]))) {
+        } else if ((st = tess_op_emit(ev->op, &ev->task, &ev->device, ev->space, &configs[i], &src[i]))) {
             tess_result_fail(&res[i], TESS_RESULT_INVALID, "cannot generate: %s", tess_errmsg());
         } else if ((st = tess_compile_pool_submit(h->pool, &src[i], i))) {
             fatal = st;
@@ -165,7 +165,7 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
     if (!tess_op_supports_backend(op, be->name))
         return tess_error(TESS_ERR_ARG, "operator %s has no code generator for the %s backend", op->name,
                           be->name);
-    tess_status st = op->check_task(t);
+    tess_status st = op->check_task(op, t);
     if (st) return st;
     tess_evaluator *ev = calloc(1, sizeof *ev);
     hw_impl *h = calloc(1, sizeof *h);
@@ -182,7 +182,7 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
     h->be = be;
     h->opt = o ? *o : tess_hw_options_default();
     /* The space may keep a pointer to the task: ev->task lives as long as it. */
-    st = op->space(&ev->task, dev, &ev->space);
+    st = tess_op_space(op, &ev->task, dev, &ev->space);
     if (!st) {
         tess_runner_options ro = {.min_time_s = h->opt.min_time_s, .min_reps = 5,
                                   .max_reps = h->opt.max_reps, .seed = h->opt.seed};

@@ -7,8 +7,6 @@
 #include "error.h"
 #include "problem.h"
 
-size_t tess_buffer_bytes(const tess_buffer_spec *b) { return (size_t)b->count * tess_dtype_size(b->dtype); }
-
 static void fill_uniform(void *host, const tess_buffer_spec *b, uint64_t seed) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, (unsigned long)seed);
@@ -16,42 +14,76 @@ static void fill_uniform(void *host, const tess_buffer_spec *b, uint64_t seed) {
     gsl_rng_free(rng);
 }
 
-tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out) {
-    tess_problem *p = calloc(1, sizeof *p);
-    if (!p) return tess_error(TESS_ERR_NOMEM, "problem");
-    tess_status st = op->buffers(t, p->spec, &p->nbuf);
-    for (int i = 0; i < p->nbuf && !st; i++) {
-        size_t bytes = tess_buffer_bytes(&p->spec[i]);
+/* Allocates the per-buffer arrays and fills the inputs. */
+static tess_status fill_buffers(tess_problem *p, uint64_t seed) {
+    const tess_op *op = p->op;
+    int n = p->buffers.n;
+    p->host = calloc((size_t)n, sizeof *p->host);
+    p->initial = calloc((size_t)n, sizeof *p->initial);
+    p->tolerance = calloc((size_t)n, sizeof *p->tolerance);
+    if (!p->host || !p->initial || !p->tolerance) return tess_error(TESS_ERR_NOMEM, "problem of %d buffers", n);
+    for (int i = 0; i < n; i++) {
+        const tess_buffer_spec *b = &p->buffers.spec[i];
+        size_t bytes = tess_buffer_bytes(b);
         p->working_set += bytes;
+        p->tolerance[i] = tess_op_buffer_tolerance(op, &p->task, b);
         p->host[i] = calloc(1, bytes ? bytes : 1);
-        if (!p->host[i]) {
-            st = tess_error(TESS_ERR_NOMEM, "cannot allocate host buffer '%s' of %zu bytes", p->spec[i].name, bytes);
-        } else if (p->spec[i].role == TESS_BUF_IN) {
-            uint64_t s = seed * 1000003ULL + (uint64_t)i;
-            if (op->fill_input)
-                st = op->fill_input(t, i, p->host[i], s);
-            else
-                fill_uniform(p->host[i], &p->spec[i], s);
+        if (!p->host[i])
+            return tess_error(TESS_ERR_NOMEM, "cannot allocate host buffer '%s' of %zu bytes", b->name, bytes);
+        if (!tess_buffer_is_input(b)) continue;
+        uint64_t s = seed * 1000003ULL + (uint64_t)i;
+        tess_status st = TESS_OK;
+        if (op->fill_input) st = op->fill_input(op, &p->task, i, p->host[i], s);
+        else fill_uniform(p->host[i], b, s);
+        if (st) return st;
+        if (b->role == TESS_BUF_INOUT) {
+            /* the reference updates host[i] in place; the kernel starts from this copy */
+            if (!(p->initial[i] = malloc(bytes ? bytes : 1)))
+                return tess_error(TESS_ERR_NOMEM, "cannot allocate host buffer '%s' of %zu bytes", b->name, bytes);
+            memcpy(p->initial[i], p->host[i], bytes);
         }
     }
+    return TESS_OK;
+}
+
+tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out) {
+    *out = NULL;
+    tess_problem *p = calloc(1, sizeof *p);
+    if (!p) return tess_error(TESS_ERR_NOMEM, "problem");
+    p->op = op;
+    p->task = *t;
+    tess_status st = tess_op_buffers(op, t, &p->buffers);
+    if (!st) st = fill_buffers(p, seed);
     if (!st) {
-        st = op->reference(t, p->host);
+        st = op->reference(op, t, p->host);
         if (st) tess_error_context(st, "reference of %s", op->name);
     }
     if (st) {
         tess_problem_destroy(p);
         return st;
     }
-    p->tolerance = op->tolerance(t);
-    p->scale = op->verify_scale ? op->verify_scale(t, p->host) : 1.0;
+    p->scale = op->verify_scale ? op->verify_scale(op, t, p->host) : 1.0;
     *out = p;
     return TESS_OK;
 }
 
 void tess_problem_destroy(tess_problem *p) {
     if (!p) return;
-    for (int i = 0; i < p->nbuf; i++) free(p->host[i]);
+    for (int i = 0; i < p->buffers.n; i++) {
+        if (p->host) free(p->host[i]);
+        if (p->initial) free(p->initial[i]);
+    }
+    free(p->host);
+    free(p->initial);
+    free(p->tolerance);
+    tess_buffer_list_free(&p->buffers);
     free(p);
+}
+
+const void *tess_problem_input(const tess_problem *p, int b) {
+    const tess_buffer_spec *s = &p->buffers.spec[b];
+    if (s->role == TESS_BUF_IN) return p->host[b];
+    return s->role == TESS_BUF_INOUT ? p->initial[b] : NULL;
 }
 
 /* Counts unwritten (NaN where the reference is not) and wrong elements, and
@@ -60,50 +92,42 @@ typedef struct check_counts {
     int64_t unwritten, first_unwritten, wrong, first_wrong;
 } check_counts;
 
-#define COUNT_MISMATCHES(T)                                                               \
+#define COUNT_MISMATCHES(LOAD)                                                            \
     do {                                                                                  \
-        const T *g_ = got_v, *w_ = want_v;                                                \
         _Pragma("omp parallel for reduction(+ : unwritten, wrong) reduction(min : first_unwritten, first_wrong)") \
         for (int64_t i = 0; i < n; i++) {                                                 \
-            double g = g_[i], w = w_[i];                                                  \
-            if (isnan(g) && !isnan(w)) {                                                  \
+            int k = tess_verify_element(LOAD(got_v, i), LOAD(want_v, i), tol, scale);     \
+            if (k == 1) {                                                                 \
                 unwritten++;                                                              \
                 if (i < first_unwritten) first_unwritten = i;                             \
-            } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {                       \
+            } else if (k == 2) {                                                          \
                 wrong++;                                                                  \
                 if (i < first_wrong) first_wrong = i;                                     \
             }                                                                             \
         }                                                                                 \
     } while (0)
 
+#define LOAD_F32(p, i) ((double)((const float *)(p))[i])
+#define LOAD_F64(p, i) (((const double *)(p))[i])
+#define LOAD_ANY(p, i) tess_dtype_load(p, t, i)
+
 static check_counts count_mismatches(const void *got_v, const void *want_v, tess_dtype t, int64_t n,
                                      double tol, double scale) {
     int64_t unwritten = 0, wrong = 0, first_unwritten = INT64_MAX, first_wrong = INT64_MAX;
-    if (t == TESS_F32) {
-        COUNT_MISMATCHES(float);
-    } else if (t == TESS_F64) {
-        COUNT_MISMATCHES(double);
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            double g = tess_dtype_load(got_v, t, i), w = tess_dtype_load(want_v, t, i);
-            if (isnan(g) && !isnan(w)) {
-                unwritten++;
-                if (i < first_unwritten) first_unwritten = i;
-            } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {
-                wrong++;
-                if (i < first_wrong) first_wrong = i;
-            }
-        }
-    }
+    if (t == TESS_F32) COUNT_MISMATCHES(LOAD_F32);
+    else if (t == TESS_F64) COUNT_MISMATCHES(LOAD_F64);
+    else COUNT_MISMATCHES(LOAD_ANY);
     return (check_counts){unwritten, first_unwritten, wrong, first_wrong};
 }
 
 bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_result *res) {
-    const tess_buffer_spec *spec = &p->spec[b];
-    check_counts k = count_mismatches(got, p->host[b], spec->dtype, spec->count, p->tolerance, p->scale);
+    const tess_buffer_spec *spec = &p->buffers.spec[b];
+    if (p->op->verify) return p->op->verify(p->op, &p->task, b, got, p->host[b], res);
+    double tol = p->tolerance[b];
+    check_counts k = count_mismatches(got, p->host[b], spec->dtype, spec->count, tol, p->scale);
     if (k.unwritten) {
         tess_result_fail(res, TESS_RESULT_WRONG_RESULT,
-                         "%lld of %lld elements of '%s' were not written (first at index %lld)",
+                         "%lld of %lld elements of '%s' were not written or are NaN (first at index %lld)",
                          (long long)k.unwritten, (long long)spec->count, spec->name,
                          (long long)k.first_unwritten);
         return false;
@@ -114,8 +138,8 @@ bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_res
     double worst_excess = 0;
     for (int64_t i = k.first_wrong; i < spec->count; i++) {
         double g = tess_dtype_load(got, spec->dtype, i), w = tess_dtype_load(p->host[b], spec->dtype, i);
-        double err = fabs(g - w), allowed = p->tolerance * (p->scale + fabs(w));
-        double excess = isfinite(err) ? err / allowed : INFINITY;
+        double err = fabs(g - w), allowed = tol * (p->scale + fabs(w));
+        double excess = tess_verify_element(g, w, tol, p->scale) == 0 ? 0 : isfinite(err) ? err / allowed : INFINITY;
         if (excess > worst_excess) {
             worst = i;
             worst_excess = excess;
@@ -126,6 +150,6 @@ bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_res
                      "expected %.9g (tolerance %.3g relative)",
                      (long long)k.wrong, (long long)spec->count, spec->name, (long long)worst,
                      tess_dtype_load(got, spec->dtype, worst), tess_dtype_load(p->host[b], spec->dtype, worst),
-                     p->tolerance);
+                     tol);
     return false;
 }

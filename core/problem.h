@@ -2,7 +2,9 @@
  * problem.h - one instance of a task on the host: its buffers with inputs
  * filled (random, seeded) and the reference outputs computed, and the check
  * of a candidate's output against them. The runner verifies every candidate
- * with it; dispatch verifies a kernel's first use in a process with it.
+ * with it (on a second instance, of another seed, too, so a kernel that
+ * fits one set of inputs does not pass); dispatch verifies a kernel's first
+ * use in a process with it.
  */
 #ifndef TESS_PROBLEM_H
 #define TESS_PROBLEM_H
@@ -11,21 +13,44 @@
 #include "result.h"
 
 typedef struct tess_problem {
-    tess_buffer_spec spec[TESS_MAX_BUFFERS];
-    int nbuf;
-    void *host[TESS_MAX_BUFFERS];   /* inputs for IN buffers, reference outputs for OUT, zeros otherwise */
-    double tolerance, scale;
+    const tess_op *op;              /* borrowed */
+    tess_task task;
+    tess_buffer_list buffers;
+    /* Per buffer: the inputs for IN, the reference outputs for OUT and
+     * INOUT, zeros for SCRATCH. */
+    void **host;
+    /* Per buffer: the inputs of INOUT buffers (what is uploaded before a
+     * run); NULL for the others. */
+    void **initial;
+    double *tolerance;              /* per buffer, outputs: the accepted error */
+    double scale;
     size_t working_set;             /* bytes of all buffers */
 } tess_problem;
 
 tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out);
 void tess_problem_destroy(tess_problem *p);
-size_t tess_buffer_bytes(const tess_buffer_spec *b);
+/* Number of buffers and buffer b's declaration. */
+static inline int tess_problem_nbuf(const tess_problem *p) { return p->buffers.n; }
+static inline const tess_buffer_spec *tess_problem_spec(const tess_problem *p, int b) { return &p->buffers.spec[b]; }
+/* What to upload into buffer b before a run (NULL for OUT and SCRATCH). */
+const void *tess_problem_input(const tess_problem *p, int b);
 
 /* Checks output buffer b: every element written (the output was poisoned
- * with NaN before the run) and within tolerance * (scale + |ref|). On a
- * mismatch fails res with TESS_RESULT_WRONG_RESULT and a message naming the
- * worst element, and returns false. */
+ * with NaN before the run), NaN and Inf only where the reference has them,
+ * and within tolerance * (scale + |ref|), or by the operator's verify hook.
+ * On a mismatch fails res with TESS_RESULT_WRONG_RESULT and a message naming
+ * the worst element, and returns false. */
 bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_result *res);
+
+/* The elementwise test of tess_problem_verify, for one pair of values:
+ * 0 correct, 1 unwritten (NaN where the reference is not), 2 wrong. Shared
+ * with the backends' device comparisons, which implement the same rule. */
+static inline int tess_verify_element(double got, double want, double tol, double scale) {
+    if (got != got) return want != want ? 0 : 1;
+    if (want != want) return 2;
+    if (got - got != 0 || want - want != 0) return got == want ? 0 : 2;   /* an Inf on either side */
+    double d = got > want ? got - want : want - got;
+    return d <= tol * (scale + (want < 0 ? -want : want)) ? 0 : 2;
+}
 
 #endif

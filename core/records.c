@@ -23,7 +23,7 @@
 #include "records.h"
 #include "records_internal.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 #define APPLICATION "tessera"
 #define BUSY_TIMEOUT_MS 15000
 
@@ -42,7 +42,8 @@ static const char schema_sql[] =
     "  calibrated_at TEXT);"
     "CREATE TABLE IF NOT EXISTS tasks ("
     "  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, op TEXT NOT NULL,"
-    "  dtype TEXT NOT NULL, shape TEXT NOT NULL, family TEXT);"
+    "  dtype TEXT NOT NULL, shape TEXT NOT NULL, family TEXT,"
+    "  extents TEXT NOT NULL DEFAULT '', attrs TEXT NOT NULL DEFAULT '');"
     "CREATE TABLE IF NOT EXISTS runs ("
     "  id INTEGER PRIMARY KEY,"
     "  task_id INTEGER NOT NULL REFERENCES tasks(id),"
@@ -357,8 +358,9 @@ static int query_text(tess_records *r, const char *sql, char *buf, size_t len) {
     return rc;
 }
 
-/* Refuses files that are not SQLite or not ours; *fresh when the database is empty. */
-static tess_status check_identity(tess_records *r, bool *fresh) {
+/* Refuses files that are not SQLite or not ours, or written by a newer
+ * tessera; *fresh when the database is empty, *version its schema version. */
+static tess_status check_identity(tess_records *r, bool *fresh, int *version) {
     char value[64];
     int rc = query_text(r, "SELECT count(*) FROM sqlite_master", value, sizeof value);
     if ((rc & 0xff) == SQLITE_NOTADB)
@@ -375,10 +377,53 @@ static tess_status check_identity(tess_records *r, bool *fresh) {
                           r->path);
     rc = query_text(r, "PRAGMA user_version", value, sizeof value);
     if (rc != SQLITE_OK) return db_error(r, "reading the schema version");
-    if (atoi(value) != SCHEMA_VERSION)
-        return tess_error(TESS_ERR_DB, "%s has records schema version %s; this tessera reads version %d",
+    *version = atoi(value);
+    if (*version < 1 || *version > SCHEMA_VERSION)
+        return tess_error(TESS_ERR_DB, "%s has records schema version %s; this tessera reads versions 1 to %d",
                           r->path, value, SCHEMA_VERSION);
     return TESS_OK;
+}
+
+/* Schema upgrades, in order: migrations[i] takes version i + 1 to i + 2.
+ * Each only adds, so a database upgraded here still means what it meant. */
+static const char *const migrations[] = {
+    /* 2: tasks gain the names of their extents and their attributes. Every
+     * task of version 1 is a stencil or a reduction over a grid whose extents
+     * are the trailing ones of z, y, x, and none has attributes. */
+    "ALTER TABLE tasks ADD COLUMN extents TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE tasks ADD COLUMN attrs TEXT NOT NULL DEFAULT '';"
+    "UPDATE tasks SET extents = CASE length(shape) - length(replace(shape, 'x', ''))"
+    "  WHEN 0 THEN 'x' WHEN 1 THEN 'y,x' ELSE 'z,y,x' END;",
+};
+
+/* Brings a database of an older schema version up to SCHEMA_VERSION in one
+ * transaction: either every step applies or none does. */
+_Static_assert(sizeof migrations / sizeof migrations[0] == SCHEMA_VERSION - 1,
+               "one migration per schema version after the first");
+
+static tess_status migrate_schema(tess_records *r, int version) {
+    if (version == SCHEMA_VERSION) return TESS_OK;
+    if (r->readonly || sqlite3_db_readonly(r->db, "main") == 1)
+        return tess_error(TESS_ERR_DB, "%s has records schema version %d and is open read-only: open it once "
+                          "with write access (tessera tune, calibrate or db import) to upgrade it to version %d",
+                          r->path, version, SCHEMA_VERSION);
+    tess_status st = tess_records_begin(r);
+    if (st) return st;
+    /* another process may have upgraded it while this one waited for the lock */
+    char value[16];
+    if (query_text(r, "PRAGMA user_version", value, sizeof value) == SQLITE_OK) version = atoi(value);
+    char version_sql[64];
+    for (int v = version; v < SCHEMA_VERSION && !st; v++) {
+        snprintf(version_sql, sizeof version_sql, "PRAGMA user_version = %d", v + 1);
+        if (sqlite3_exec(r->db, migrations[v - 1], NULL, NULL, NULL) ||
+            sqlite3_exec(r->db, version_sql, NULL, NULL, NULL))
+            st = db_error(r, "upgrading the records schema");
+    }
+    if (st) {
+        tess_records_rollback(r);
+        return tess_error_context(st, "%s: from version %d to %d", r->path, version, SCHEMA_VERSION);
+    }
+    return tess_records_commit(r);
 }
 
 static tess_status configure_connection(tess_records *r) {
@@ -448,7 +493,7 @@ static tess_status prepare_statements(tess_records *r) {
             "UPDATE devices SET ceiling_gbps = ?2, ceiling_gflops = ?3, calibrated_at = ?4"
             " WHERE key = ?1"),
         [ST_UPSERT_TASK] = sqlite3_mprintf(
-            "INSERT INTO tasks(key, op, dtype, shape, family) VALUES(?1, ?2, ?3, ?4, ?5)"
+            "INSERT INTO tasks(key, op, dtype, shape, family, extents, attrs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             " ON CONFLICT(key) DO UPDATE SET family = coalesce(excluded.family, tasks.family)"),
         [ST_TASK_ID] = sqlite3_mprintf("SELECT id FROM tasks WHERE key = ?1"),
         [ST_INSERT_RUN] = sqlite3_mprintf(
@@ -569,11 +614,13 @@ static tess_status open_records(const char *path, bool readonly, tess_records **
         st = tess_error(TESS_ERR_IO, "records database %s is read-only", path);
     } else {
         bool fresh = false;
+        int version = SCHEMA_VERSION;
         sqlite3_extended_result_codes(r->db, 1);
         sqlite3_busy_timeout(r->db, BUSY_TIMEOUT_MS);
-        st = check_identity(r, &fresh);
+        st = check_identity(r, &fresh, &version);
         if (!st) st = configure_connection(r);
         if (!st && fresh) st = create_schema(r);
+        if (!st && !fresh) st = migrate_schema(r, version);
         if (!st) st = prepare_statements(r);
     }
     if (st) {
@@ -710,16 +757,22 @@ tess_status tess_records_set_ceilings(tess_records *r, const tess_device *d, dou
 
 tess_status tess_records_put_task(tess_records *r, const tess_task *t, const char *family,
                                   int64_t *task_id) {
-    char key[TESS_KEY_MAX], shape[128];
+    char key[TESS_KEY_MAX], shape[160], dtypes[32], extents[TESS_MAX_DIMS * TESS_DIM_NAME_MAX],
+        attrs[TESS_KEY_MAX];
     tess_status st = tess_task_key(t, key, sizeof key);
     if (!st) st = tess_shape_format(t->shape, t->ndim, shape, sizeof shape);
+    if (!st) st = tess_task_dtypes_format(t, dtypes, sizeof dtypes);
+    if (!st) st = tess_task_extents_format(t, extents, sizeof extents);
+    if (!st) st = tess_task_attrs_format(t, attrs, sizeof attrs);
     if (st) return st;
     sqlite3_stmt *s = use(r, ST_UPSERT_TASK);
     bind_text(s, 1, key);
     bind_text(s, 2, t->op);
-    bind_text(s, 3, tess_dtype_name(t->dtype));
+    bind_text(s, 3, dtypes);
     bind_text(s, 4, shape);
     bind_text(s, 5, family && *family ? family : NULL);
+    bind_text(s, 6, extents);
+    bind_text(s, 7, attrs);
     st = step_done(r, s, "storing a task");
     if (st || !task_id) return st;
     s = use(r, ST_TASK_ID);

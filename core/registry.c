@@ -43,16 +43,13 @@ static const void *registry_at(const registry *r, int i) {
     return i >= 0 && i < r->n ? r->entries[i] : NULL;
 }
 
-tess_status tess_op_register(const tess_op *op) { return registry_add(&ops_registry, op->name, op); }
+tess_status tess_op_register(const tess_op *op) {
+    tess_status st = tess_op_check_complete(op);
+    return st ? st : registry_add(&ops_registry, op->name, op);
+}
 const tess_op *tess_op_find(const char *name) { return registry_find(&ops_registry, name); }
 int tess_op_count(void) { return ops_registry.n; }
 const tess_op *tess_op_at(int i) { return registry_at(&ops_registry, i); }
-
-bool tess_op_supports_backend(const tess_op *op, const char *backend) {
-    for (const char *const *b = op->backends; b && *b; b++)
-        if (strcmp(*b, backend) == 0) return true;
-    return false;
-}
 
 tess_status tess_backend_register(const tess_backend_ops *ops) {
     return registry_add(&backend_registry, ops->name, ops);
@@ -82,7 +79,7 @@ tess_status tess_backend_best(const tess_op *op, const tess_backend_ops **ops, t
     for (size_t i = 0; i < sizeof preference / sizeof preference[0]; i++) {
         const tess_backend_ops *be = tess_backend_find(preference[i]);
         if (!be || !tess_op_supports_backend(op, be->name)) continue;
-        if (be->probe(dev) == TESS_OK) {
+        if (be->probe(dev) == TESS_OK && tess_op_check_device(op, dev) == TESS_OK) {
             *ops = be;
             return TESS_OK;
         }

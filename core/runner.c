@@ -23,6 +23,7 @@ struct tess_runner {
     tess_device dev;
     tess_runner_options opt;
     tess_problem *problem;          /* inputs and reference outputs */
+    tess_problem *second;           /* the same task on inputs of another seed */
     int nsets;                      /* buffer sets rotated while timing */
     tess_runner_profile profile;
     pid_t child;
@@ -55,7 +56,9 @@ tess_status tess_runner_create(const tess_op *op, const tess_task *t, const tess
     r->dev = *dev;
     r->opt = *o;
     tess_status st = tess_problem_create(op, t, o->seed, &r->problem);
+    if (!st) st = tess_problem_create(op, t, o->seed + 0x9e3779b9u, &r->second);
     if (st) {
+        tess_problem_destroy(r->problem);
         free(r);
         return st;
     }
@@ -83,44 +86,85 @@ void tess_runner_destroy(tess_runner *r) {
     if (!r) return;
     stop_child(r);
     tess_problem_destroy(r->problem);
+    tess_problem_destroy(r->second);
     free(r);
 }
 
 /* ---- the child side -------------------------------------------------------- */
 
+/* One instance's buffers in the backend's memory: what a kernel runs on
+ * and what its outputs are compared with. */
+typedef struct device_instance {
+    const tess_problem *p;
+    void **buf;                     /* one per task buffer, inputs uploaded */
+    void **ref;                     /* reference outputs, when the backend compares (else NULLs) */
+} device_instance;
+
 typedef struct child_state {
     tess_runner *r;
     void *ctx;
-    void *dbuf[MAX_SETS][TESS_MAX_BUFFERS];
-    void *ref[TESS_MAX_BUFFERS];    /* reference outputs in device memory, when the backend compares */
+    int nbuf;
+    device_instance first, second;  /* the runner's two problems; first.buf is timing set 0 */
+    void **dbuf[MAX_SETS];          /* timing sets: [0] is first.buf, the others copies of it */
     void *check;                    /* host copy of an output being verified */
 } child_state;
 
+/* Uploads the inputs of buffers of the given role (or every input, for
+ * TESS_BUF_IN) of problem p into bufs. */
+static tess_status upload_inputs(child_state *cs, const tess_problem *p, void **bufs, bool inout_only) {
+    for (int b = 0; b < cs->nbuf; b++) {
+        const void *in = tess_problem_input(p, b);
+        if (!in || (inout_only && tess_problem_spec(p, b)->role != TESS_BUF_INOUT)) continue;
+        tess_status st = cs->r->be->upload(cs->ctx, bufs[b], in, tess_buffer_bytes(tess_problem_spec(p, b)));
+        if (st) return tess_error_context(st, "uploading buffer '%s'", tess_problem_spec(p, b)->name);
+    }
+    return TESS_OK;
+}
+
+/* Allocates a set of buffers and uploads p's inputs into them. */
+static tess_status alloc_set(child_state *cs, const tess_problem *p, void ***out) {
+    if (!(*out = calloc((size_t)cs->nbuf, sizeof **out))) return tess_error(TESS_ERR_NOMEM, "device buffer table");
+    for (int b = 0; b < cs->nbuf; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(p, b);
+        size_t bytes = tess_buffer_bytes(spec);
+        tess_status st = cs->r->be->alloc(cs->ctx, bytes ? bytes : 1, &(*out)[b]);
+        if (st) return tess_error_context(st, "allocating buffer '%s'", spec->name);
+    }
+    return upload_inputs(cs, p, *out, false);
+}
+
+static tess_status instance_setup(child_state *cs, device_instance *d, const tess_problem *p) {
+    tess_runner *r = cs->r;
+    d->p = p;
+    tess_status st = alloc_set(cs, p, &d->buf);
+    if (st) return st;
+    if (!(d->ref = calloc((size_t)cs->nbuf, sizeof *d->ref))) return tess_error(TESS_ERR_NOMEM, "device buffer table");
+    for (int b = 0; b < cs->nbuf && r->be->compare && !r->op->verify; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(p, b);
+        if (!tess_buffer_is_output(spec)) continue;
+        size_t bytes = tess_buffer_bytes(spec);
+        st = r->be->alloc(cs->ctx, bytes ? bytes : 1, &d->ref[b]);
+        if (!st) st = r->be->upload(cs->ctx, d->ref[b], p->host[b], bytes);
+        if (st) return tess_error_context(st, "preparing the reference of '%s'", spec->name);
+    }
+    return TESS_OK;
+}
+
 static tess_status child_setup(child_state *cs) {
     tess_runner *r = cs->r;
+    cs->nbuf = tess_problem_nbuf(r->problem);
     tess_status st = r->be->open(&r->dev, &cs->ctx);
     if (st) return tess_error_context(st, "opening the %s backend", r->be->name);
     size_t largest_out = 0;
-    for (int b = 0; b < r->problem->nbuf; b++)
-        if (r->problem->spec[b].role == TESS_BUF_OUT && tess_buffer_bytes(&r->problem->spec[b]) > largest_out)
-            largest_out = tess_buffer_bytes(&r->problem->spec[b]);
-    for (int s = 0; s < r->nsets; s++)
-        for (int b = 0; b < r->problem->nbuf; b++) {
-            size_t bytes = tess_buffer_bytes(&r->problem->spec[b]);
-            st = r->be->alloc(cs->ctx, bytes ? bytes : 1, &cs->dbuf[s][b]);
-            if (st) return tess_error_context(st, "allocating buffer '%s'", r->problem->spec[b].name);
-            if (r->problem->spec[b].role == TESS_BUF_IN) {
-                st = r->be->upload(cs->ctx, cs->dbuf[s][b], r->problem->host[b], bytes);
-                if (st) return st;
-            }
-        }
-    for (int b = 0; b < r->problem->nbuf && r->be->compare; b++) {
-        if (r->problem->spec[b].role != TESS_BUF_OUT) continue;
-        size_t bytes = tess_buffer_bytes(&r->problem->spec[b]);
-        st = r->be->alloc(cs->ctx, bytes ? bytes : 1, &cs->ref[b]);
-        if (!st) st = r->be->upload(cs->ctx, cs->ref[b], r->problem->host[b], bytes);
-        if (st) return tess_error_context(st, "preparing the reference of '%s'", r->problem->spec[b].name);
+    for (int b = 0; b < cs->nbuf; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(r->problem, b);
+        if (tess_buffer_is_output(spec) && tess_buffer_bytes(spec) > largest_out) largest_out = tess_buffer_bytes(spec);
     }
+    st = instance_setup(cs, &cs->first, r->problem);
+    if (!st) st = instance_setup(cs, &cs->second, r->second);
+    cs->dbuf[0] = cs->first.buf;
+    for (int s = 1; s < r->nsets && !st; s++) st = alloc_set(cs, r->problem, &cs->dbuf[s]);
+    if (st) return st;
     cs->check = malloc(largest_out ? largest_out : 1);
     if (!cs->check) return tess_error(TESS_ERR_NOMEM, "verification buffer");
     return TESS_OK;
@@ -130,20 +174,54 @@ static tess_status child_setup(child_state *cs) {
  * can. 1: correct; 0: the host must look (a mismatch, whose message the
  * host check writes, or a dtype the backend does not compare); -1: the
  * backend failed. */
-static int verify_on_device(child_state *cs, int b) {
+static int verify_on_device(child_state *cs, device_instance *d, int b) {
     tess_runner *r = cs->r;
-    if (!cs->ref[b]) return 0;
-    const tess_buffer_spec *spec = &r->problem->spec[b];
+    if (!d->ref[b]) return 0;
+    const tess_buffer_spec *spec = tess_problem_spec(d->p, b);
     int64_t k[4];
-    tess_status st = r->be->compare(cs->ctx, cs->dbuf[0][b], cs->ref[b], spec->dtype, spec->count,
-                                    r->problem->tolerance, r->problem->scale, k);
+    tess_status st = r->be->compare(cs->ctx, d->buf[b], d->ref[b], spec->dtype, spec->count,
+                                    d->p->tolerance[b], d->p->scale, k);
     if (st == TESS_ERR_ARG) {   /* not comparable there: the host checks from now on */
-        r->be->release(cs->ctx, cs->ref[b]);
-        cs->ref[b] = NULL;
+        r->be->release(cs->ctx, d->ref[b]);
+        d->ref[b] = NULL;
         return 0;
     }
     if (st) return -1;
     return k[0] == 0 && k[2] == 0;
+}
+
+/* Restores the in-place buffers, poisons the outputs, runs the kernel once
+ * on instance d and checks every output. Returns false when the backend
+ * context can no longer be trusted; *ok whether the outputs match. */
+static bool run_and_verify(child_state *cs, void *module, device_instance *d, tess_result *res, bool *ok) {
+    tess_runner *r = cs->r;
+    *ok = false;
+    tess_status st = upload_inputs(cs, d->p, d->buf, true);
+    for (int b = 0; b < cs->nbuf && !st; b++)
+        if (tess_problem_spec(d->p, b)->role == TESS_BUF_OUT)
+            st = r->be->poison(cs->ctx, d->buf[b], tess_buffer_bytes(tess_problem_spec(d->p, b)));
+    if (!st) st = r->be->run(cs->ctx, module, d->buf, cs->nbuf);
+    if (st) {
+        tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
+        return false;
+    }
+    for (int b = 0; b < cs->nbuf; b++) {
+        if (!tess_buffer_is_output(tess_problem_spec(d->p, b))) continue;
+        int on_device = verify_on_device(cs, d, b);
+        if (on_device == 1) continue;
+        if (on_device < 0) {
+            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "verification: %s", tess_errmsg());
+            return false;
+        }
+        st = r->be->download(cs->ctx, cs->check, d->buf[b], tess_buffer_bytes(tess_problem_spec(d->p, b)));
+        if (st) {
+            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "download: %s", tess_errmsg());
+            return false;
+        }
+        if (!tess_problem_verify(d->p, b, cs->check, res)) return true;
+    }
+    *ok = true;
+    return true;
 }
 
 /* Runs, verifies and times one candidate. Returns false when the backend
@@ -161,33 +239,17 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "load: %s", tess_errmsg());
         return st != TESS_ERR_RUNTIME;
     }
-    bool healthy = true;
-    for (int b = 0; b < r->problem->nbuf && !st; b++)
-        if (r->problem->spec[b].role == TESS_BUF_OUT)
-            st = r->be->poison(cs->ctx, cs->dbuf[0][b], tess_buffer_bytes(&r->problem->spec[b]));
-    if (!st) st = r->be->run(cs->ctx, module, cs->dbuf[0], r->problem->nbuf);
-    if (st) {
-        tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
-        healthy = false;
-        goto done;
-    }
-    for (int b = 0; b < r->problem->nbuf; b++) {
-        if (r->problem->spec[b].role != TESS_BUF_OUT) continue;
-        int on_device = verify_on_device(cs, b);
-        if (on_device == 1) continue;
-        if (on_device < 0) {
-            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "verification: %s", tess_errmsg());
-            healthy = false;
-            goto done;
+    bool ok, healthy = run_and_verify(cs, module, &cs->first, res, &ok);
+    /* Inputs of another seed: a kernel that fits one set of inputs fails here. */
+    if (healthy && ok) {
+        healthy = run_and_verify(cs, module, &cs->second, res, &ok);
+        if (healthy && !ok) {
+            char why[sizeof res->message];
+            snprintf(why, sizeof why, "%s", res->message);
+            tess_result_fail(res, TESS_RESULT_WRONG_RESULT, "on inputs of a second seed: %.400s", why);
         }
-        st = r->be->download(cs->ctx, cs->check, cs->dbuf[0][b], tess_buffer_bytes(&r->problem->spec[b]));
-        if (st) {
-            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "download: %s", tess_errmsg());
-            healthy = false;
-            goto done;
-        }
-        if (!tess_problem_verify(r->problem, b, cs->check, res)) goto done;
     }
+    if (!healthy || !ok) goto done;
     double t2 = tess_now();
     rep->check_s = t2 - t1;
     void *const *sets[MAX_SETS];
@@ -197,7 +259,7 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
                                 .max_reps = r->opt.max_reps,
                                 .cutoff_ms = cutoff_ms};
     tess_timing timing;
-    st = tess_time_kernel(r->be, cs->ctx, module, sets, r->nsets, r->problem->nbuf,
+    st = tess_time_kernel(r->be, cs->ctx, module, sets, r->nsets, cs->nbuf,
                           &topt, &timing, &res->metrics);
     rep->time_s = tess_now() - t2;
     if (st) {

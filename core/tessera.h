@@ -126,7 +126,7 @@ typedef struct tess_tune_report {
     double elapsed_s;        /* wall-clock time of the search */
     int status_counts[6];    /* indexed by tess_outcome */
     char stop_reason[96];
-    char device[256];        /* device key */
+    char device[320];        /* device key */
     int warm_configs;        /* configs taken from similar tasks */
     char transfer_from[1024];/* the prior tasks used, with their similarity ("" if none) */
     /* How far to trust the times: the interquartile spread of the best
@@ -194,9 +194,32 @@ tess_status tess_dispatch(tess_context *ctx, const char *op, const int64_t *shap
 tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays);
 void tess_kernel_destroy(tess_kernel *k);
 
+/* Kernel arguments set per run. A kernel may take scalar arguments (a
+ * coefficient, a time step) that start at the values its generator chose,
+ * and extents it takes at run time instead of compiling them in, so one
+ * binary serves every length. A value set stays for the kernel's later runs
+ * (a kernel from tess_dispatch is shared through the context). */
+
+/* Sets the scalar argument `name`, converted to its type; TESS_ERR_ARG for
+ * a name the kernel does not take (the message lists those it takes) or a
+ * value an integer argument cannot hold exactly. */
+tess_status tess_kernel_set_scalar(tess_kernel *k, const char *name, double value);
+/* Sets the extent `name` ("n", "x") of the following runs; the arrays
+ * passed must then have its sizes. Only for an extent the kernel takes at
+ * run time: TESS_ERR_ARG for one compiled into it, an unknown name or a
+ * value below 1. */
+tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t value);
+/* Like tess_kernel_run, but on the caller's stream. cuda: stream is a
+ * CUstream the caller owns (NULL: the default stream); the launches are
+ * queued and the call returns without waiting (synchronize the stream
+ * before reading the outputs). cpu: stream must be NULL, and it runs
+ * synchronously. */
+tess_status tess_kernel_run_on_stream(tess_kernel *k, void *const *arrays, int narrays, void *stream);
+
 /* ---- what is available here ------------------------------------------ */
 
-#define TESS_KEY_LEN 256         /* task and device keys, with their NUL */
+#define TESS_KEY_LEN 320         /* task and device keys, with their NUL */
+#define TESS_SHAPE_MAX 8         /* extents of a task at most */
 
 /* The calls below that need the registries call tess_init themselves. */
 
@@ -219,8 +242,8 @@ typedef struct tess_strategy_info {
 /* Strategy i (0, 1, ...); TESS_ERR_NOTFOUND past the end. */
 tess_status tess_strategy_info_at(int i, tess_strategy_info *out);
 
-/* Parses "ZxYxX" (slowest extent first) into shape[0..*ndim) (at most 4
- * extents); TESS_ERR_ARG with a message when malformed or out of range. */
+/* Parses "ZxYxX" (slowest extent first) into shape[0..*ndim) (room for
+ * TESS_SHAPE_MAX); TESS_ERR_ARG with a message when malformed or out of range. */
 tess_status tess_shape_from_text(const char *text, int64_t *shape, int *ndim);
 /* Writes the shape as "ZxYxX". */
 tess_status tess_shape_to_text(const int64_t *shape, int ndim, char *buf, size_t len);

@@ -9,11 +9,11 @@
 /* Elements of the scratch buffer of partial sums a generator may use. */
 #define TESS_SUM_SCRATCH 65536
 
-tess_status tess_sum_cpu_space(const tess_task *t, const tess_device *dev, tess_space **out);
-tess_status tess_sum_cpu_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_sum_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
+tess_status tess_sum_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                               const tess_config *c, tess_kernel_source *out);
-tess_status tess_sum_cuda_space(const tess_task *t, const tess_device *dev, tess_space **out);
-tess_status tess_sum_cuda_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_sum_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
+tess_status tess_sum_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                const tess_config *c, tess_kernel_source *out);
 /* The operator table (registered by tess_register_builtin). */
 extern const tess_op tess_op_sum;

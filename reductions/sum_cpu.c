@@ -14,7 +14,8 @@
 
 static const char *const acc_types[] = {"data", "double"};
 
-tess_status tess_sum_cpu_space(const tess_task *t, const tess_device *dev, tess_space **out) {
+tess_status tess_sum_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    (void)op;
     (void)t;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "sum space");
@@ -36,8 +37,9 @@ tess_status tess_sum_cpu_space(const tess_task *t, const tess_device *dev, tess_
     return TESS_OK;
 }
 
-tess_status tess_sum_cpu_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_sum_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                               const tess_config *c, tess_kernel_source *out) {
+    (void)op;
     (void)dev;
     int threads = (int)tess_config_get(s, c, "threads");
     int simd = (int)tess_config_get(s, c, "simd");

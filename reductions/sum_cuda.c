@@ -27,7 +27,8 @@ static const char *const acc_f64[] = {"f64"};
 
 static int sm_count(const tess_device *dev) { return dev->units > 0 ? dev->units : 1; }
 
-tess_status tess_sum_cuda_space(const tess_task *t, const tess_device *dev, tess_space **out) {
+tess_status tess_sum_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    (void)op;
     *out = NULL;
     const bool f64 = t->dtype == TESS_F64;
     const double block[] = {64, 128, 256, 512, 1024}, items[] = {1, 2, 4, 8},
@@ -56,8 +57,9 @@ tess_status tess_sum_cuda_space(const tess_task *t, const tess_device *dev, tess
     return TESS_OK;
 }
 
-tess_status tess_sum_cuda_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_sum_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                const tess_config *c, tess_kernel_source *out) {
+    (void)op;
     double v[TESS_MAX_PARAMS];
     if (tess_space_nparams(s) != P_ACCUMULATE + 1)
         return tess_error(TESS_ERR_ARG, "sum cuda: the space is not a sum cuda space");

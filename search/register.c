@@ -1,7 +1,7 @@
 /* register.c - registers the built-in strategies by name. */
 #include "search/search.h"
 
-tess_status tess_search_register_builtin(void) {
+tess_status tess_search_register(void) {
     static const tess_strategy_ops *const builtin[] = {
         &tess_search_exhaustive,
         &tess_search_random,

@@ -13,6 +13,6 @@ extern const tess_strategy_ops tess_search_model;
 extern const tess_strategy_ops tess_search_agent;
 
 /* Registers every built-in strategy (calling it again is harmless). */
-tess_status tess_search_register_builtin(void);
+tess_status tess_search_register(void);
 
 #endif

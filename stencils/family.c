@@ -58,57 +58,40 @@ static const stencil_entry *entry_named(const char *name) {
     return NULL;
 }
 
-static tess_status task_entry(const tess_task *t, const stencil_entry **e) {
-    *e = entry_named(t->op);
-    if (!*e) return tess_error(TESS_ERR_NOTFOUND, "no stencil named '%s'", t->op);
-    return TESS_OK;
-}
+static const stencil_entry *entry_of(const tess_op *op) { return op->data; }
 
 /* ---- the operator's functions ------------------------------------------------------ */
 
-static tess_status op_check_task(const tess_task *t) {
-    const stencil_entry *e;
-    tess_status st = task_entry(t, &e);
-    return st ? st : tess_gen_check_task(e->spec, t);
+static tess_status op_check_task(const tess_op *op, const tess_task *t) {
+    return tess_gen_check_task(entry_of(op)->spec, t);
 }
 
-static tess_status op_space(const tess_task *t, const tess_device *dev, tess_space **out) {
-    const stencil_entry *e;
-    tess_status st = task_entry(t, &e);
-    if (st) return st;
-    if (strcmp(dev->backend, "cpu") == 0) return tess_stencil_cpu_space(e->spec, t, dev, out);
-    if (strcmp(dev->backend, "cuda") == 0)
-        return tess_stencil_cuda_space(e->spec, t, dev, &e->cuda_limits[t->dtype == TESS_F64], out);
-    return tess_error(TESS_ERR_UNAVAILABLE, "stencil '%s' has no code generator for backend '%s'", t->op, dev->backend);
+static tess_status op_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    return tess_stencil_cpu_space(entry_of(op)->spec, t, dev, out);
 }
 
-static tess_status op_buffers(const tess_task *t, tess_buffer_spec *specs, int *n) {
-    const stencil_entry *e;
-    tess_status st = task_entry(t, &e);
-    if (st) return st;
-    const tess_spec *s = e->spec;
-    int k = 0;
-    for (int f = 0; f < s->nfields; f++, k++) {
-        snprintf(specs[k].name, sizeof specs[k].name, "%s", s->field[f].name);
-        specs[k].role = s->field[f].role == TESS_FIELD_OUT ? TESS_BUF_OUT : TESS_BUF_IN;
-        specs[k].dtype = tess_spec_field_dtype(s, f, t->dtype);
-        specs[k].count = tess_spec_field_count(s, f, t->shape);
-    }
-    for (int f = 0; s->steps > 1 && f < s->nfields; f++) {
+static tess_status op_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    const stencil_entry *e = entry_of(op);
+    return tess_stencil_cuda_space(e->spec, t, dev, &e->cuda_limits[t->dtype == TESS_F64], out);
+}
+
+static tess_status op_buffers(const tess_op *op, const tess_task *t, tess_buffer_list *out) {
+    const tess_spec *s = entry_of(op)->spec;
+    tess_status st = TESS_OK;
+    for (int f = 0; f < s->nfields && !st; f++)
+        st = tess_buffer_list_add(out, s->field[f].name, s->field[f].role == TESS_FIELD_OUT ? TESS_BUF_OUT : TESS_BUF_IN,
+                                  tess_spec_field_dtype(s, f, t->dtype), tess_spec_field_count(s, f, t->shape));
+    for (int f = 0; s->steps > 1 && f < s->nfields && !st; f++) {
         if (s->field[f].role != TESS_FIELD_OUT) continue;
-        specs[k] = specs[f];
-        snprintf(specs[k].name, sizeof specs[k].name, "%.19s_tmp", s->field[f].name);
-        specs[k++].role = TESS_BUF_SCRATCH;
+        char name[TESS_BUFFER_NAME_MAX];
+        snprintf(name, sizeof name, "%.19s_tmp", s->field[f].name);
+        st = tess_buffer_list_add(out, name, TESS_BUF_SCRATCH, out->spec[f].dtype, out->spec[f].count);
     }
-    *n = k;
-    return TESS_OK;
+    return st;
 }
 
-static tess_status op_fill_input(const tess_task *t, int index, void *host, uint64_t seed) {
-    const stencil_entry *e;
-    tess_status st = task_entry(t, &e);
-    if (st) return st;
-    const tess_spec *s = e->spec;
+static tess_status op_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
+    const tess_spec *s = entry_of(op)->spec;
     if (index < 0 || index >= s->nfields || s->field[index].role == TESS_FIELD_OUT)
         return tess_error(TESS_ERR_ARG, "stencil '%s': buffer %d is not an input", s->name, index);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -126,47 +109,44 @@ static tess_status op_fill_input(const tess_task *t, int index, void *host, uint
     return TESS_OK;
 }
 
-static tess_status op_emit(const tess_task *t, const tess_device *dev, const tess_space *sp,
-                           const tess_config *c, tess_kernel_source *out) {
-    const stencil_entry *e;
-    tess_status st = task_entry(t, &e);
-    if (st) return st;
-    if (strcmp(dev->backend, "cpu") == 0) return tess_stencil_cpu_emit(e->spec, t, sp, c, out);
-    if (strcmp(dev->backend, "cuda") == 0) return tess_stencil_cuda_emit(e->spec, t, sp, c, out);
-    return tess_error(TESS_ERR_UNAVAILABLE, "stencil '%s' has no code generator for backend '%s'", t->op, dev->backend);
+static tess_status op_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *sp,
+                               const tess_config *c, tess_kernel_source *out) {
+    (void)dev;
+    return tess_stencil_cpu_emit(entry_of(op)->spec, t, sp, c, out);
 }
 
-static tess_status op_reference(const tess_task *t, void *const *host_buffers) {
-    const stencil_entry *e;
-    tess_status st = task_entry(t, &e);
-    return st ? st : tess_spec_reference(e->spec, t->dtype, t->shape, host_buffers);
+static tess_status op_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *sp,
+                                const tess_config *c, tess_kernel_source *out) {
+    (void)dev;
+    return tess_stencil_cuda_emit(entry_of(op)->spec, t, sp, c, out);
 }
 
-static double op_flops(const tess_task *t) {
-    const stencil_entry *e = entry_named(t->op);
-    return e ? tess_spec_flops(e->spec, t->shape) : 0;
+static tess_status op_reference(const tess_op *op, const tess_task *t, void *const *host_buffers) {
+    return tess_spec_reference(entry_of(op)->spec, t->dtype, t->shape, host_buffers);
 }
 
-static double op_bytes(const tess_task *t) {
-    const stencil_entry *e = entry_named(t->op);
-    return e ? tess_spec_bytes(e->spec, t->dtype, t->shape) : 0;
+static double op_flops(const tess_op *op, const tess_task *t) { return tess_spec_flops(entry_of(op)->spec, t->shape); }
+
+static double op_bytes(const tess_op *op, const tess_task *t) {
+    return tess_spec_bytes(entry_of(op)->spec, t->dtype, t->shape);
 }
 
-static double op_tolerance(const tess_task *t) {
-    const stencil_entry *e = entry_named(t->op);
-    return e ? tess_spec_tolerance(e->spec, t->dtype) : 0;
+static double op_tolerance(const tess_op *op, const tess_task *t) {
+    return tess_spec_tolerance(entry_of(op)->spec, t->dtype);
 }
 
-static double op_verify_scale(const tess_task *t, void *const *host_buffers) {
-    const stencil_entry *e = entry_named(t->op);
+static double op_verify_scale(const tess_op *op, const tess_task *t, void *const *host_buffers) {
     double scale = 1;
-    if (e) tess_spec_scale(e->spec, t->dtype, t->shape, host_buffers, &scale);
+    tess_spec_scale(entry_of(op)->spec, t->dtype, t->shape, host_buffers, &scale);
     return scale;
 }
 
 /* ---- registration ----------------------------------------------------------------- */
 
-static const char *const backends[] = {"cpu", "cuda", NULL};
+static const tess_op_backend impl[] = {
+    {.backend = "cpu", .space = op_cpu_space, .emit = op_cpu_emit},
+    {.backend = "cuda", .space = op_cuda_space, .emit = op_cuda_emit},
+};
 
 tess_status tess_stencils_register_spec(tess_spec *s) {
     if (!s) return tess_error(TESS_ERR_ARG, "no stencil to register");
@@ -193,12 +173,13 @@ tess_status tess_stencils_register_spec(tess_spec *s) {
         .family = "stencils",
         .summary = s->summary && *s->summary ? s->summary : s->name,
         .default_shape = e->default_shape,
-        .backends = backends,
+        .extents = "z,y,x",
+        .data = e,
+        .impl = impl,
+        .nimpl = 2,
         .check_task = op_check_task,
-        .space = op_space,
         .buffers = op_buffers,
         .fill_input = op_fill_input,
-        .emit = op_emit,
         .reference = op_reference,
         .flops = op_flops,
         .bytes = op_bytes,

@@ -5,11 +5,11 @@
  * One explicit Euler step of the heat equation with fixed boundary values;
  * ping-ponging in and out runs a simulation. Grids are z, y, x with x fastest.
  */
-#include <string.h>
 #include "core/error.h"
 #include "heat3d.h"
 
-static tess_status heat3d_check(const tess_task *t) {
+static tess_status heat3d_check(const tess_op *op, const tess_task *t) {
+    (void)op;
     if (t->ndim != 3)
         return tess_error(TESS_ERR_ARG, "heat3d needs a 3D shape (z x y x x), got %d dimensions", t->ndim);
     for (int i = 0; i < 3; i++)
@@ -20,26 +20,15 @@ static tess_status heat3d_check(const tess_task *t) {
     return TESS_OK;
 }
 
-static tess_status heat3d_space(const tess_task *t, const tess_device *dev, tess_space **out) {
-    if (strcmp(dev->backend, "cuda") == 0) return tess_heat3d_cuda_space(t, dev, out);
-    return tess_heat3d_cpu_space(t, dev, out);
-}
-
-static tess_status heat3d_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
-                               const tess_config *c, tess_kernel_source *out) {
-    if (strcmp(dev->backend, "cuda") == 0) return tess_heat3d_cuda_emit(t, dev, s, c, out);
-    return tess_heat3d_cpu_emit(t, dev, s, c, out);
-}
-
-static tess_status heat3d_buffers(const tess_task *t, tess_buffer_spec *specs, int *n) {
+static tess_status heat3d_buffers(const tess_op *op, const tess_task *t, tess_buffer_list *out) {
+    (void)op;
     int64_t count = tess_shape_elements(t->shape, 3);
-    specs[0] = (tess_buffer_spec){"in", TESS_BUF_IN, t->dtype, count};
-    specs[1] = (tess_buffer_spec){"out", TESS_BUF_OUT, t->dtype, count};
-    *n = 2;
-    return TESS_OK;
+    tess_status st = tess_buffer_list_add(out, "in", TESS_BUF_IN, t->dtype, count);
+    return st ? st : tess_buffer_list_add(out, "out", TESS_BUF_OUT, t->dtype, count);
 }
 
-static tess_status heat3d_reference(const tess_task *t, void *const *bufs) {
+static tess_status heat3d_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
+    (void)op;
     const int64_t nz = t->shape[0], ny = t->shape[1], nx = t->shape[2];
     const void *in = bufs[0];
     void *out = bufs[1];
@@ -62,29 +51,37 @@ static tess_status heat3d_reference(const tess_task *t, void *const *bufs) {
     return TESS_OK;
 }
 
-static double heat3d_flops(const tess_task *t) {
+static double heat3d_flops(const tess_op *op, const tess_task *t) {
+    (void)op;
     /* 6 additions, one subtraction, one multiply, one multiply-add per interior point */
     return 9.0 * (double)((t->shape[0] - 2) * (t->shape[1] - 2) * (t->shape[2] - 2));
 }
 
-static double heat3d_bytes(const tess_task *t) {
+static double heat3d_bytes(const tess_op *op, const tess_task *t) {
+    (void)op;
     return 2.0 * (double)tess_shape_elements(t->shape, 3) * (double)tess_dtype_size(t->dtype);
 }
 
-static double heat3d_tolerance(const tess_task *t) { return t->dtype == TESS_F64 ? 1e-12 : 1e-5; }
+static double heat3d_tolerance(const tess_op *op, const tess_task *t) {
+    (void)op;
+    return t->dtype == TESS_F64 ? 1e-12 : 1e-5;
+}
 
-static const char *const heat3d_backends[] = {"cpu", "cuda", NULL};
+static const tess_op_backend heat3d_impl[] = {
+    {.backend = "cpu", .space = tess_heat3d_cpu_space, .emit = tess_heat3d_cpu_emit},
+    {.backend = "cuda", .space = tess_heat3d_cuda_space, .emit = tess_heat3d_cuda_emit},
+};
 
 const tess_op tess_op_heat3d = {
     .name = "heat3d",
     .family = "stencils",
     .summary = "3D 7-point heat stencil, one explicit time step (buffers: in, out)",
     .default_shape = "256x256x256",
-    .backends = heat3d_backends,
+    .extents = "z,y,x",
+    .impl = heat3d_impl,
+    .nimpl = 2,
     .check_task = heat3d_check,
-    .space = heat3d_space,
     .buffers = heat3d_buffers,
-    .emit = heat3d_emit,
     .reference = heat3d_reference,
     .flops = heat3d_flops,
     .bytes = heat3d_bytes,

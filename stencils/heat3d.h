@@ -9,12 +9,12 @@
 #define TESS_HEAT3D_ALPHA 0.1   /* diffusion number, stable for alpha <= 1/6 */
 
 /* C/OpenMP generator (heat3d_cpu.c). */
-tess_status tess_heat3d_cpu_space(const tess_task *t, const tess_device *dev, tess_space **out);
-tess_status tess_heat3d_cpu_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_heat3d_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
+tess_status tess_heat3d_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                  const tess_config *c, tess_kernel_source *out);
 /* CUDA generator (heat3d_cuda.c). */
-tess_status tess_heat3d_cuda_space(const tess_task *t, const tess_device *dev, tess_space **out);
-tess_status tess_heat3d_cuda_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_heat3d_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
+tess_status tess_heat3d_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                   const tess_config *c, tess_kernel_source *out);
 /* The operator table (registered by tess_register_builtin). */
 extern const tess_op tess_op_heat3d;

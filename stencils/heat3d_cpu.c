@@ -29,7 +29,8 @@ static bool enough_tiles(const double *v, void *user) {
     return tiles >= v[5];
 }
 
-tess_status tess_heat3d_cpu_space(const tess_task *t, const tess_device *dev, tess_space **out) {
+tess_status tess_heat3d_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    (void)op;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "heat3d space");
     double tz[8], ty[10], threads[16];
@@ -56,8 +57,9 @@ tess_status tess_heat3d_cpu_space(const tess_task *t, const tess_device *dev, te
     return TESS_OK;
 }
 
-tess_status tess_heat3d_cpu_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_heat3d_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                  const tess_config *c, tess_kernel_source *out) {
+    (void)op;
     (void)dev;
     heat3d_cpu_params p = {
         .tile_z = (int)tess_config_get(s, c, "tile_z"),

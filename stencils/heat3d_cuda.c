@@ -87,7 +87,8 @@ static int index_of(const double *values, int n, double v, int fallback) {
     return fallback;
 }
 
-tess_status tess_heat3d_cuda_space(const tess_task *t, const tess_device *dev, tess_space **out) {
+tess_status tess_heat3d_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    (void)op;
     *out = NULL;
     const int64_t nz = t->shape[0], ny = t->shape[1], nx = t->shape[2];
     const double block_x[] = {16, 32, 64, 128, 256}, block_y[] = {1, 2, 4, 8, 16, 32},
@@ -156,8 +157,9 @@ tess_status tess_heat3d_cuda_space(const tess_task *t, const tess_device *dev, t
 
 static unsigned ceil_div(int64_t a, int64_t b) { return (unsigned)((a + b - 1) / b); }
 
-tess_status tess_heat3d_cuda_emit(const tess_task *t, const tess_device *dev, const tess_space *s,
+tess_status tess_heat3d_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                   const tess_config *c, tess_kernel_source *out) {
+    (void)op;
     double v[TESS_MAX_PARAMS];
     if (tess_space_nparams(s) != P_STORE + 1)
         return tess_error(TESS_ERR_ARG, "heat3d cuda: the space is not a heat3d cuda space");

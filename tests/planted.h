@@ -13,10 +13,10 @@
 enum { PLANT_GOOD, PLANT_NOCOMPILE, PLANT_WRONG, PLANT_PARTIAL, PLANT_CRASH, PLANT_HANG, PLANT_MODES };
 static const char *const planted_modes[PLANT_MODES] = {"good", "nocompile", "wrong", "partial", "crash", "hang"};
 
-static tess_status planted_check(const tess_task *t) { (void)t; return TESS_OK; }
+static tess_status planted_check(const tess_op *op, const tess_task *t) { (void)op, (void)t; return TESS_OK; }
 
-static tess_status planted_space(const tess_task *t, const tess_device *d, tess_space **out) {
-    (void)t, (void)d;
+static tess_status planted_space(const tess_op *op, const tess_task *t, const tess_device *d, tess_space **out) {
+    (void)op, (void)t, (void)d;
     *out = tess_space_create();
     const double unroll[] = {1, 2};
     tess_status st = tess_space_add_labels(*out, "mode", PLANT_MODES, planted_modes, 0);
@@ -24,15 +24,15 @@ static tess_status planted_space(const tess_task *t, const tess_device *d, tess_
     return st;
 }
 
-static tess_status planted_buffers(const tess_task *t, tess_buffer_spec *s, int *n) {
-    s[0] = (tess_buffer_spec){"in", TESS_BUF_IN, TESS_F32, t->shape[0]};
-    s[1] = (tess_buffer_spec){"out", TESS_BUF_OUT, TESS_F32, t->shape[0]};
-    *n = 2;
-    return TESS_OK;
+static tess_status planted_buffers(const tess_op *op, const tess_task *t, tess_buffer_list *out) {
+    (void)op;
+    tess_status st = tess_buffer_list_add(out, "in", TESS_BUF_IN, TESS_F32, t->shape[0]);
+    return st ? st : tess_buffer_list_add(out, "out", TESS_BUF_OUT, TESS_F32, t->shape[0]);
 }
 
-static tess_status planted_emit(const tess_task *t, const tess_device *d, const tess_space *s,
+static tess_status planted_emit(const tess_op *op, const tess_task *t, const tess_device *d, const tess_space *s,
                                 const tess_config *c, tess_kernel_source *out) {
+    (void)op;
     int mode = (int)tess_config_get(s, c, "mode");
     int unroll = (int)tess_config_get(s, c, "unroll");
     bool cuda = strcmp(d->backend, "cuda") == 0;
@@ -76,21 +76,25 @@ static tess_status planted_emit(const tess_task *t, const tess_device *d, const 
     return TESS_OK;
 }
 
-static tess_status planted_reference(const tess_task *t, void *const *b) {
+static tess_status planted_reference(const tess_op *op, const tess_task *t, void *const *b) {
+    (void)op;
     const float *x = b[0];
     float *o = b[1];
     for (int64_t i = 0; i < t->shape[0]; i++) o[i] = 2 * x[i];
     return TESS_OK;
 }
 
-static double planted_count(const tess_task *t) { return (double)t->shape[0]; }
-static double planted_tol(const tess_task *t) { (void)t; return 1e-6; }
-static const char *const planted_backends[] = {"cpu", "cuda", NULL};
+static double planted_count(const tess_op *op, const tess_task *t) { (void)op; return (double)t->shape[0]; }
+static double planted_tol(const tess_op *op, const tess_task *t) { (void)op, (void)t; return 1e-6; }
+static const tess_op_backend planted_impl[] = {
+    {.backend = "cpu", .space = planted_space, .emit = planted_emit},
+    {.backend = "cuda", .space = planted_space, .emit = planted_emit},
+};
 
 static const tess_op planted = {
     .name = "planted", .family = "tests", .summary = "planted kernels", .default_shape = "4096",
-    .backends = planted_backends, .check_task = planted_check, .space = planted_space,
-    .buffers = planted_buffers, .emit = planted_emit, .reference = planted_reference,
+    .extents = "n", .impl = planted_impl, .nimpl = 2, .check_task = planted_check,
+    .buffers = planted_buffers, .reference = planted_reference,
     .flops = planted_count, .bytes = planted_count, .tolerance = planted_tol,
 };
 

@@ -31,7 +31,7 @@ static const tess_result *find_mode(const seen *s, const tess_space *sp, int mod
 /* Runs every planted mode through the evaluator and the search loop on a
  * backend whose device is already probed. */
 static int planted_suite(const tess_backend_ops *be, const tess_device *dev, const char *name) {
-    CHECK_OK(tess_search_register_builtin());
+    CHECK_OK(tess_search_register());
     tess_task task;
     int64_t shape[] = {1 << 20};
     CHECK_OK(tess_task_init(&task, "planted", TESS_F32, shape, 1));

@@ -72,12 +72,18 @@ tess_tune_options tess_tune_options_default(void) {
 static tess_status resolve(const char *op_name, const int64_t *shape, int ndim, const char *dtype_name,
                            const char *backend, const tess_device *dev, tess_request *s) {
     memset(s, 0, sizeof *s);
-    s->op = tess_op_find(op_name);
-    if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", op_name);
-    tess_dtype dt;
-    tess_status st = tess_dtype_parse(dtype_name ? dtype_name : "f32", &dt);
-    if (!st) st = tess_task_init(&s->task, op_name, dt, shape, ndim);
-    if (!st) st = s->op->check_task(&s->task);
+    /* "op" or "op:name=value,...": the operator and its attributes */
+    char name[TESS_OP_NAME_MAX];
+    const char *colon = op_name ? strchr(op_name, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - op_name) : (op_name ? strlen(op_name) : 0);
+    if (!op_name || len == 0 || len >= sizeof name) return tess_error(TESS_ERR_ARG, "bad operator name '%s'", op_name ? op_name : "");
+    memcpy(name, op_name, len);
+    name[len] = '\0';
+    s->op = tess_op_find(name);
+    if (!s->op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", name);
+    tess_dtype dt[TESS_ROLE_COUNT];
+    tess_status st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
+    if (!st) st = tess_op_make_task(s->op, dt[0], dt[1], dt[2], shape, ndim, colon ? colon + 1 : NULL, &s->task);
     if (st) return st;
     if (backend && *backend) {
         s->be = tess_backend_find(backend);
@@ -288,7 +294,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         }
         report->ceiling_gbps = s.device.ceiling_gbps;
         report->ceiling_gflops = s.device.ceiling_gflops;
-        report->working_set_bytes = s.op->bytes(&s.task);
+        report->working_set_bytes = s.op->bytes(s.op, &s.task);
         report->cache_bytes = (double)s.device.l2_bytes;
         report->evaluations = out.evaluations;
         report->elapsed_s = out.elapsed_s;

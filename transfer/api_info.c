@@ -15,6 +15,7 @@
 #include "request.h"
 
 _Static_assert(TESS_KEY_LEN == TESS_KEY_MAX, "public and internal key lengths differ");
+_Static_assert(TESS_SHAPE_MAX == TESS_MAX_DIMS, "public and internal ranks differ");
 
 tess_status tess_init(void) { return tess_register_builtin(); }
 
@@ -28,9 +29,9 @@ static void op_info(const tess_op *op, tess_op_info *out) {
     out->family = op->family;
     out->summary = op->summary;
     out->default_shape = op->default_shape;
-    for (const char *const *b = op->backends; b && *b; b++) {
+    for (int b = 0; b < op->nimpl; b++) {
         size_t used = strlen(out->backends);
-        snprintf(out->backends + used, sizeof out->backends - used, "%s%s", used ? "," : "", *b);
+        snprintf(out->backends + used, sizeof out->backends - used, "%s%s", used ? "," : "", op->impl[b].backend);
     }
 }
 

@@ -84,10 +84,10 @@ tess_status tess_source_get(tess_context *ctx, const char *op, const int64_t *sh
     tess_space *space = NULL;
     tess_kernel_source src = {0};
     tess_config c;
-    st = s.op->space(&s.task, &s.device, &space);
+    st = tess_op_space(s.op, &s.task, &s.device, &space);
     if (!st) st = pick_config(ctx, &s, space, o.config, &c, out->origin, sizeof out->origin);
     if (!st) st = tess_config_format(space, &c, out->config, sizeof out->config);
-    if (!st) st = s.op->emit(&s.task, &s.device, space, &c, &src);
+    if (!st) st = tess_op_emit(s.op, &s.task, &s.device, space, &c, &src);
     if (!st) {
         copy_out(&s, &src, out);
         if (o.compile) compile_source(&s, &src, out);

@@ -4,6 +4,7 @@
  * compiled once and cached per context, verified on first use.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +33,14 @@ static tess_status kernel_build(const tess_request *s, const tess_config *c, con
     if (!k) return tess_error(TESS_ERR_NOMEM, "kernel");
     k->s = *s;
     snprintf(k->origin, sizeof k->origin, "%s", origin);
-    tess_buffer_spec specs[TESS_MAX_BUFFERS];
-    tess_status st = s->op->space(&k->s.task, &k->s.device, &k->space);
+    tess_buffer_list buffers;
+    tess_status st = tess_op_space(s->op, &k->s.task, &k->s.device, &k->space);
     if (!st) st = tess_config_format(k->space, c, k->config, sizeof k->config);
-    if (!st) st = s->op->buffers(&k->s.task, specs, &k->nbuf);
-    if (!st) st = s->op->emit(&k->s.task, &k->s.device, k->space, c, &k->src);
+    if (!st && !(st = tess_op_buffers(s->op, &k->s.task, &buffers))) {
+        k->nbuf = buffers.n;
+        tess_buffer_list_free(&buffers);
+    }
+    if (!st) st = tess_op_emit(s->op, &k->s.task, &k->s.device, k->space, c, &k->src);
     tess_blob bin = {0};
     if (!st) {
         char *log = NULL;
@@ -64,7 +68,7 @@ static tess_status kernel_build(const tess_request *s, const tess_config *c, con
 static tess_status choose_config(tess_records *db, const tess_request *s, tess_config *c,
                                  const char **origin, char *note, size_t note_len) {
     tess_space *space;
-    tess_status st = s->op->space(&s->task, &s->device, &space);
+    tess_status st = tess_op_space(s->op, &s->task, &s->device, &space);
     if (st) return st;
     tess_record_row best;
     st = tess_records_best(db, s->task_key, s->device_key, &best);
@@ -97,26 +101,30 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
     tess_problem *p;
     tess_status st = tess_problem_create(k->s.op, &k->s.task, 20260101, &p);
     if (st) return st;
-    void *dev[TESS_MAX_BUFFERS] = {0};
+    int nbuf = tess_problem_nbuf(p);
+    void **dev = calloc((size_t)nbuf, sizeof *dev);
     void *check = NULL;
     const tess_backend_ops *be = k->s.be;
-    for (int b = 0; b < p->nbuf && !st; b++) {
-        st = be->alloc(k->ctx, tess_buffer_bytes(&p->spec[b]) + 1, &dev[b]);
-        if (!st && p->spec[b].role == TESS_BUF_IN)
-            st = be->upload(k->ctx, dev[b], p->host[b], tess_buffer_bytes(&p->spec[b]));
-        if (!st && p->spec[b].role == TESS_BUF_OUT) st = be->poison(k->ctx, dev[b], tess_buffer_bytes(&p->spec[b]));
+    if (!dev) st = tess_error(TESS_ERR_NOMEM, "verification");
+    for (int b = 0; b < nbuf && !st; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(p, b);
+        st = be->alloc(k->ctx, tess_buffer_bytes(spec) + 1, &dev[b]);
+        if (!st && tess_problem_input(p, b))
+            st = be->upload(k->ctx, dev[b], tess_problem_input(p, b), tess_buffer_bytes(spec));
+        if (!st && spec->role == TESS_BUF_OUT) st = be->poison(k->ctx, dev[b], tess_buffer_bytes(spec));
     }
     bool ok = true;
-    if (!st) st = be->run(k->ctx, k->module, dev, p->nbuf);
-    for (int b = 0; b < p->nbuf && !st && ok; b++) {
-        if (p->spec[b].role != TESS_BUF_OUT) continue;
+    if (!st) st = be->run(k->ctx, k->module, dev, nbuf);
+    for (int b = 0; b < nbuf && !st && ok; b++) {
+        const tess_buffer_spec *spec = tess_problem_spec(p, b);
+        if (!tess_buffer_is_output(spec)) continue;
         free(check);
-        check = malloc(tess_buffer_bytes(&p->spec[b]) + 1);
+        check = malloc(tess_buffer_bytes(spec) + 1);
         if (!check) {
             st = tess_error(TESS_ERR_NOMEM, "verification");
             break;
         }
-        st = be->download(k->ctx, check, dev[b], tess_buffer_bytes(&p->spec[b]));
+        st = be->download(k->ctx, check, dev[b], tess_buffer_bytes(spec));
         tess_result r;
         tess_result_init(&r, NULL);
         if (!st && !tess_problem_verify(p, b, check, &r)) {
@@ -124,8 +132,9 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
             snprintf(why, len, "%s", r.message);
         }
     }
-    for (int b = 0; b < p->nbuf; b++)
+    for (int b = 0; dev && b < nbuf; b++)
         if (dev[b]) be->release(k->ctx, dev[b]);
+    free(dev);
     free(check);
     tess_problem_destroy(p);
     if (!st && !ok) return TESS_ERR_VERIFY;
@@ -149,7 +158,7 @@ tess_status tess_kernel_create(tess_records *db, const tess_request *s, bool ver
     if (st != TESS_ERR_VERIFY) return st;
     /* The chosen config computes wrong values here: run the default instead. */
     tess_space *space;
-    st = s->op->space(&s->task, &s->device, &space);
+    st = tess_op_space(s->op, &s->task, &s->device, &space);
     if (st) return st;
     tess_space_default(space, &c);
     tess_space_destroy(space);
@@ -163,12 +172,86 @@ const char *tess_kernel_config(const tess_kernel *k) { return k->config; }
 const char *tess_kernel_origin(const tess_kernel *k) { return k->origin; }
 const char *tess_kernel_note(const tess_kernel *k) { return k->note; }
 
-tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays) {
+static tess_status check_arrays(const tess_kernel *k, void *const *arrays, int narrays) {
     if (narrays != k->nbuf)
         return tess_error(TESS_ERR_ARG, "%s takes %d arrays, %d given", k->s.op->name, k->nbuf, narrays);
     for (int i = 0; i < narrays; i++)
         if (!arrays[i]) return tess_error(TESS_ERR_ARG, "%s: array %d is NULL", k->s.op->name, i);
+    return TESS_OK;
+}
+
+tess_status tess_kernel_run(tess_kernel *k, void *const *arrays, int narrays) {
+    tess_status st = check_arrays(k, arrays, narrays);
+    return st ? st : k->s.be->run(k->ctx, k->module, arrays, narrays);
+}
+
+tess_status tess_kernel_run_on_stream(tess_kernel *k, void *const *arrays, int narrays, void *stream) {
+    tess_status st = check_arrays(k, arrays, narrays);
+    if (st) return st;
+    if (k->s.be->run_async) return k->s.be->run_async(k->ctx, k->module, arrays, narrays, stream);
+    if (stream)
+        return tess_error(TESS_ERR_ARG, "%s: the %s backend runs synchronously and takes no stream (pass NULL)",
+                          k->s.op->name, k->s.be->name);
     return k->s.be->run(k->ctx, k->module, arrays, narrays);
+}
+
+/* Hands the kernel's scalar i, with its new value, to the loaded module. */
+static tess_status apply_scalar(tess_kernel *k, int i, const tess_scalar *value) {
+    if (!k->s.be->set_scalar)
+        return tess_error(TESS_ERR_UNAVAILABLE, "%s: the %s backend cannot change kernel arguments", k->s.op->name,
+                          k->s.be->name);
+    tess_status st = k->s.be->set_scalar(k->ctx, k->module, i, value);
+    if (!st) k->src.scalar[i] = *value;
+    return st;
+}
+
+/* "a, b" (or "none"). */
+static void scalar_names(const tess_kernel_source *src, char *buf, size_t len) {
+    snprintf(buf, len, "%s", src->nscalars ? "" : "none");
+    for (int i = 0; i < src->nscalars; i++) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%s", i ? ", " : "", src->scalar[i].name);
+    }
+}
+
+tess_status tess_kernel_set_scalar(tess_kernel *k, const char *name, double value) {
+    int i = name ? tess_kernel_source_find_scalar(&k->src, name) : -1;
+    if (i < 0) {
+        char names[TESS_MAX_SCALARS * 26];
+        scalar_names(&k->src, names, sizeof names);
+        return tess_error(TESS_ERR_ARG, "%s (%s) has no scalar argument '%s' (it takes: %s)", k->s.op->name,
+                          k->config, name ? name : "(null)", names);
+    }
+    tess_scalar v = k->src.scalar[i];
+    bool integer = v.type == TESS_SCALAR_I32 || v.type == TESS_SCALAR_I64;
+    double lo = v.type == TESS_SCALAR_I32 ? (double)INT32_MIN : -0x1p63, hi = v.type == TESS_SCALAR_I32 ? 0x1p31 : 0x1p63;
+    if (integer && !(value == trunc(value) && value >= lo && value < hi))
+        return tess_error(TESS_ERR_ARG, "%s: scalar '%s' is a %d-bit integer; %.17g is not one", k->s.op->name, name,
+                          v.type == TESS_SCALAR_I32 ? 32 : 64, value);
+    tess_scalar_assign(&v, value);
+    return apply_scalar(k, i, &v);
+}
+
+tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t value) {
+    const tess_task *t = &k->s.task;
+    int e = -1;
+    for (int d = 0; name && d < t->ndim; d++)
+        if (strcmp(t->dim[d], name) == 0) e = d;
+    if (e < 0)
+        return tess_error(TESS_ERR_ARG, "%s has no extent '%s' (its extents: %s)", k->s.op->name,
+                          name ? name : "(null)", k->s.op->extents ? k->s.op->extents : "unnamed");
+    if (!(k->src.runtime_extents & (UINT32_C(1) << e)))
+        return tess_error(TESS_ERR_ARG, "%s (%s): extent '%s' is compiled into the kernel; it cannot be set at run time",
+                          k->s.op->name, k->config, name);
+    if (value < 1)
+        return tess_error(TESS_ERR_ARG, "%s: extent '%s' = %lld (at least 1)", k->s.op->name, name, (long long)value);
+    int i = tess_kernel_source_find_scalar(&k->src, name);
+    if (i < 0 || k->src.scalar[i].type != TESS_SCALAR_I64)
+        return tess_error(TESS_ERR_INTERNAL, "%s (%s): run-time extent '%s' has no 64-bit integer scalar of its name",
+                          k->s.op->name, k->config, name);
+    tess_scalar v = k->src.scalar[i];
+    v.value.i64 = value;
+    return apply_scalar(k, i, &v);
 }
 
 void tess_kernel_destroy(tess_kernel *k) {

@@ -16,8 +16,8 @@ void tess_task_profile_init(tess_task_profile *p, const tess_task *t, const tess
     for (int i = 0; i < t->ndim && i < 4; i++) ext[i] = (double)t->shape[t->ndim - 1 - i];
     double elements = (double)tess_shape_elements(t->shape, t->ndim);
     double size = (double)tess_dtype_size(t->dtype);
-    double bytes = op ? op->bytes(t) : 2 * elements * size;
-    double flops = op ? op->flops(t) : elements;
+    double bytes = op ? op->bytes(op, t) : 2 * elements * size;
+    double flops = op ? op->flops(op, t) : elements;
     double *f = p->f;
     for (int i = 0; i < 4; i++) f[i] = log2p(ext[i]);
     f[4] = log2p(elements);

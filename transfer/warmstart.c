@@ -107,7 +107,7 @@ static int collect_task(const tess_task_summary *s, void *user) {
     if (tess_task_parse_key(s->task_key, &t) != TESS_OK) return 0;
     tess_task_profile p;
     const tess_op *op = tess_op_find(t.op);
-    if (op && op->check_task(&t) != TESS_OK) op = NULL;
+    if (op && (tess_task_name_extents(&t, op->extents) != TESS_OK || op->check_task(op, &t) != TESS_OK)) op = NULL;
     tess_task_profile_init(&p, &t, op, NULL, s->device_key);
     /* device features are only known for the target's device: reuse them, the
      * device term of the similarity accounts for a different device */

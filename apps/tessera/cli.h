@@ -27,7 +27,7 @@ typedef struct cli_task {
     const char *backend;        /* NULL: the best present */
     const char *db;             /* NULL: $TESSERA_DB or the default path */
     char shape_buf[128];        /* the parsed shape, normalized */
-    int64_t shape[4];
+    int64_t shape[TESS_SHAPE_MAX];
     int ndim;
 } cli_task;
 

@@ -249,7 +249,7 @@ static int bench_search(int argc, char **argv) {
 }
 
 int tess_cmd_bench(int argc, char **argv) {
-    if (tess_search_register_builtin() != TESS_OK) {
+    if (tess_search_register() != TESS_OK) {
         fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
         return 1;
     }

@@ -66,12 +66,16 @@ typedef struct run_state {
     const tess_spec *spec;
     tess_task task;
     int nbuf;
-    tess_buffer_spec bufs[TESS_MAX_BUFFERS];
-    void *data[TESS_MAX_BUFFERS];
+    tess_buffer_list list;
+    tess_buffer_spec *bufs;   /* list.spec */
+    void **data;
 } run_state;
 
 static void run_state_free(run_state *r) {
-    for (int i = 0; i < r->nbuf; i++) free(r->data[i]);
+    for (int i = 0; r->data && i < r->nbuf; i++) free(r->data[i]);
+    free(r->data);
+    tess_buffer_list_free(&r->list);
+    r->data = NULL;
     r->nbuf = 0;
 }
 
@@ -82,7 +86,11 @@ static tess_status run_state_init(run_state *r, const tess_op *op, const tess_sp
     r->op = op;
     r->spec = spec;
     r->task = *t;
-    tess_status st = op->buffers(t, r->bufs, &r->nbuf);
+    tess_status st = tess_op_buffers(op, t, &r->list);
+    if (st) return st;
+    r->nbuf = r->list.n;
+    r->bufs = r->list.spec;
+    if (!(r->data = calloc((size_t)r->nbuf, sizeof *r->data))) return tess_error(TESS_ERR_NOMEM, "fields");
     for (int i = 0; i < r->nbuf && !st; i++) {
         r->data[i] = calloc((size_t)r->bufs[i].count, tess_dtype_size(r->bufs[i].dtype));
         if (!r->data[i]) st = tess_error(TESS_ERR_NOMEM, "field '%s'", r->bufs[i].name);
@@ -172,8 +180,7 @@ int cmd_run(int argc, char **argv) {
     tess_dtype dt;
     tess_task task;
     tess_status st = tess_dtype_parse(t.dtype ? t.dtype : "f32", &dt);
-    if (!st) st = tess_task_init(&task, t.op, dt, t.shape, t.ndim);
-    if (!st) st = op->check_task(&task);
+    if (!st) st = tess_op_make_task(op, dt, dt, dt, t.shape, t.ndim, NULL, &task);
     if (st) return cli_fail_status(st);
 
     tess_context *ctx;
@@ -195,20 +202,21 @@ int cmd_run(int argc, char **argv) {
     }
     double seconds = tess_now() - t0;
     if (st) goto done;
-    double bytes = op->bytes(&task) * (double)steps;
+    double bytes = op->bytes(op, &task) * (double)steps;
     printf("  time     %.3f s, %.3f ms per step, %.2f GB/s effective\n", seconds, 1e3 * seconds / steps,
            bytes / seconds / 1e9);
     if (check) {
         /* the same run in float64 with the reference implementation */
         tess_task task64 = task;
         task64.dtype = TESS_F64;
+        tess_task_set_dtypes(&task64, TESS_F64, TESS_F64);
         st = run_state_init(&ref, op, spec, &task64, input);
         for (long s = 0; s < steps && !st; s++) {
-            st = op->reference(&task64, ref.data);
+            st = op->reference(op, &task64, ref.data);
             swap_levels(&ref);
         }
         if (st) goto done;
-        double err = compare_states(&state, &ref), tol = op->tolerance(&task) * sqrt((double)steps);
+        double err = compare_states(&state, &ref), tol = op->tolerance(op, &task) * sqrt((double)steps);
         printf("  check    largest difference from the float64 reference after %ld steps: %.3g "
                "(relative to the field's magnitude; tolerance %.3g)\n", steps, err, tol);
         if (!(err <= tol)) st = tess_error(TESS_ERR_VERIFY, "the run differs from the float64 reference by %.3g", err);

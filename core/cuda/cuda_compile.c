@@ -34,8 +34,11 @@ static tess_status build_options(const tess_device *dev, const tess_kernel_sourc
     if (strncmp(dev->arch, "sm_", 3) != 0)
         return tess_error(TESS_ERR_ARG, "cuda compile: device architecture '%s' is not sm_XX",
                           dev->arch);
-    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s%s", dev->arch,
-             src->hopper_only ? "a" : "");
+    /* a kernel using arch-specific features (wgmma, TMA) is compiled for
+     * the 'a' target of the device's architecture */
+    size_t n = strlen(src->min_arch);
+    bool specific = n > 0 && src->min_arch[n - 1] == 'a';
+    snprintf(o->arch, sizeof o->arch, "--gpu-architecture=%s%s", dev->arch, specific ? "a" : "");
     o->n = 0;
     o->opt[o->n++] = o->arch;
     o->opt[o->n++] = "-default-device";

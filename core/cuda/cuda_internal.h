@@ -26,7 +26,8 @@
     X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemsetD8Async) \
     X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                            \
     X(cuFuncGetAttribute) X(cuFuncSetAttribute)                                             \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel)                        \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuLaunchKernel) X(cuLaunchKernelEx)    \
+    X(cuTensorMapEncodeTiled)                                                               \
     X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)                     \
     X(cuEventSynchronize) X(cuEventElapsedTime)
 
@@ -87,11 +88,27 @@ typedef struct tess_cuda_context {
     CUdeviceptr compare_counts;
 } tess_cuda_context;
 
+/* Encoded tensor maps kept per declaration: one per buffer address seen,
+ * so the buffer sets timing rotates are encoded once each. */
+#define TESS_CUDA_TENSOR_MAP_CACHE 16
+
+typedef struct tess_cuda_tensor_map_entry {
+    CUtensorMap map;            /* 64-byte aligned (the header aligns it to 128) */
+    CUdeviceptr addr;
+} tess_cuda_tensor_map_entry;
+
+/* Allocated with its own alignment (CUtensorMap's), see tess_cuda_load. */
 typedef struct tess_cuda_module {
     CUmodule module;
     int nlaunches;
     CUfunction fn[TESS_MAX_LAUNCHES];
     tess_launch launch[TESS_MAX_LAUNCHES];
+    int nscalars;
+    tess_scalar scalar[TESS_MAX_SCALARS];   /* passed by value after the buffers */
+    int ntensor_maps;
+    tess_tensor_map tensor_map[TESS_MAX_TENSOR_MAPS];   /* passed by value after the scalars */
+    tess_cuda_tensor_map_entry encoded[TESS_MAX_TENSOR_MAPS][TESS_CUDA_TENSOR_MAP_CACHE];
+    int nencoded[TESS_MAX_TENSOR_MAPS];     /* encodings so far; past the cache, the oldest is replaced */
 } tess_cuda_module;
 
 /* The ops, shared between the files of the backend. */
@@ -111,6 +128,8 @@ tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_so
                            void **module, tess_kernel_metrics *metrics);
 void tess_cuda_unload(void *ctx, void *module);
 tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs);
+tess_status tess_cuda_run_async(void *ctx, void *module, void *const *dbufs, int nbufs, void *stream);
+tess_status tess_cuda_set_scalar(void *ctx, void *module, int index, const tess_scalar *value);
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                            int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
 tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops);
@@ -121,9 +140,18 @@ void tess_cuda_compare_release(tess_cuda_context *c);
 
 /* Makes the context current in the calling thread. */
 tess_status tess_cuda_bind(tess_cuda_context *c);
-/* Queues every launch of a module on the context's stream (no wait). */
-tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
-                                 void *const *dbufs, int nbufs);
+/* Queues every launch of a module on a stream (no wait), encoding the
+ * tensor maps of buffer addresses not seen before. */
+tess_status tess_cuda_launch_all(tess_cuda_context *c, tess_cuda_module *m, void *const *dbufs, int nbufs,
+                                 CUstream stream);
+/* TESS_ERR_ARG saying what is wrong with tensor map declaration `index`
+ * (rank, dims, strides, box, swizzle, dtype), as cuTensorMapEncodeTiled
+ * requires them. */
+tess_status tess_cuda_tensor_map_check(const tess_tensor_map *d, int index);
+/* The encoded tensor map `index` of m for the buffer at addr (from m's
+ * cache, else encoded now and kept). */
+tess_status tess_cuda_tensor_map_get(tess_cuda_context *c, tess_cuda_module *m, int index, CUdeviceptr addr,
+                                     const CUtensorMap **out);
 /* Compiles one of the backend's own kernel sources for the context's
  * device (through the cubin cache) and loads it; `what` names it in errors. */
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,

@@ -3,7 +3,9 @@
  * launches.
  *
  * Kernel ABI (op.h): every launch receives one device pointer per buffer,
- * in the operator's buffer order. A launch or execution error (illegal
+ * in the operator's buffer order, then the scalars by value, then the
+ * tensor maps by value (encoded for the buffers' addresses). A launch with
+ * a cluster shape goes through cuLaunchKernelEx. A launch or execution error (illegal
  * address, misaligned access, too many resources) becomes TESS_ERR_RUNTIME
  * with the CUDA error's name; after a fault the context is unusable, and
  * the runner replaces the process.
@@ -15,6 +17,10 @@
 #include "cuda_internal.h"
 #include "error.h"
 
+/* Kernel arguments at most: CUDA's 32 KB of parameters hold far more, this
+ * bounds the stack arrays of one launch. */
+#define PARAMS_MAX 256
+
 /* Dynamic shared memory above this needs an explicit opt-in per function. */
 #define DEFAULT_DYNAMIC_SMEM_LIMIT (48 * 1024)
 
@@ -22,6 +28,38 @@ static int func_attribute(const tess_cuda_driver *drv, CUfunction fn, CUfunction
     int v = -1;
     if (drv->cuFuncGetAttribute(&v, a, fn) != CUDA_SUCCESS) return -1;
     return v;
+}
+
+/* A cluster's extent in dimension i (0 in the declaration: 1). */
+static unsigned cluster_dim(const tess_launch *l, int i) { return l->cluster[i] ? l->cluster[i] : 1; }
+
+static bool has_cluster(const tess_launch *l) { return l->cluster[0] || l->cluster[1] || l->cluster[2]; }
+
+/* Portable clusters have at most this many blocks; larger ones need an opt-in per function. */
+#define PORTABLE_CLUSTER_BLOCKS 8
+
+/* The grid is made of whole clusters. */
+static tess_status check_cluster(const tess_launch *l) {
+    for (int i = 0; i < 3; i++)
+        if (l->grid[i] % cluster_dim(l, i) != 0)
+            return tess_error(TESS_ERR_ARG, "kernel '%.64s': grid %ux%ux%u is not a multiple of its cluster %ux%ux%u",
+                              l->entry, l->grid[0], l->grid[1], l->grid[2], cluster_dim(l, 0), cluster_dim(l, 1),
+                              cluster_dim(l, 2));
+    return TESS_OK;
+}
+
+/* Checks the parts of a source the launches depend on, before loading anything. */
+static tess_status check_source(const tess_kernel_source *src) {
+    if (src->nlaunches < 1 || src->nlaunches > TESS_MAX_LAUNCHES)
+        return tess_error(TESS_ERR_ARG, "cuda load: %d launches (1..%d)", src->nlaunches, TESS_MAX_LAUNCHES);
+    if (src->nscalars < 0 || src->nscalars > TESS_MAX_SCALARS || src->ntensor_maps < 0 ||
+        src->ntensor_maps > TESS_MAX_TENSOR_MAPS)
+        return tess_error(TESS_ERR_ARG, "cuda load: %d scalars (at most %d), %d tensor maps (at most %d)",
+                          src->nscalars, TESS_MAX_SCALARS, src->ntensor_maps, TESS_MAX_TENSOR_MAPS);
+    tess_status st = TESS_OK;
+    for (int i = 0; i < src->ntensor_maps && !st; i++) st = tess_cuda_tensor_map_check(&src->tensor_map[i], i);
+    for (int i = 0; i < src->nlaunches && !st; i++) st = check_cluster(&src->launch[i]);
+    return st;
 }
 
 static void fill_metrics(const tess_cuda_context *c, const tess_cuda_module *m,
@@ -51,20 +89,25 @@ tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_so
     tess_cuda_context *c = ctx;
     const tess_cuda_driver *drv = c->drv;
     *module = NULL;
-    if (src->nlaunches < 1 || src->nlaunches > TESS_MAX_LAUNCHES)
-        return tess_error(TESS_ERR_ARG, "cuda load: %d launches (1..%d)", src->nlaunches,
-                          TESS_MAX_LAUNCHES);
-    if (!bin->data || bin->size == 0) return tess_error(TESS_ERR_ARG, "cuda load: empty binary");
-    tess_status st = tess_cuda_bind(c);
+    tess_status st = check_source(src);
     if (st) return st;
-    tess_cuda_module *m = calloc(1, sizeof *m);
+    if (!bin->data || bin->size == 0) return tess_error(TESS_ERR_ARG, "cuda load: empty binary");
+    st = tess_cuda_bind(c);
+    if (st) return st;
+    /* the encoded tensor maps inside need CUtensorMap's alignment */
+    tess_cuda_module *m = aligned_alloc(_Alignof(tess_cuda_module), sizeof *m);
     if (!m) return tess_error(TESS_ERR_NOMEM, "cuda module");
+    memset(m, 0, sizeof *m);
     CUresult r = drv->cuModuleLoadData(&m->module, bin->data);
     if (r != CUDA_SUCCESS) {
         free(m);
         return tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, "loading the cubin");
     }
     m->nlaunches = src->nlaunches;
+    m->nscalars = src->nscalars;
+    memcpy(m->scalar, src->scalar, sizeof m->scalar);
+    m->ntensor_maps = src->ntensor_maps;
+    memcpy(m->tensor_map, src->tensor_map, sizeof m->tensor_map);
     for (int i = 0; i < src->nlaunches && !st; i++) {
         const tess_launch *l = &src->launch[i];
         m->launch[i] = *l;
@@ -78,6 +121,10 @@ tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_so
         if (l->shared_bytes > DEFAULT_DYNAMIC_SMEM_LIMIT) {
             r = drv->cuFuncSetAttribute(m->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                         (int)l->shared_bytes);
+            if (r != CUDA_SUCCESS) st = tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, what);
+        }
+        if (!st && cluster_dim(l, 0) * cluster_dim(l, 1) * cluster_dim(l, 2) > PORTABLE_CLUSTER_BLOCKS) {
+            r = drv->cuFuncSetAttribute(m->fn[i], CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
             if (r != CUDA_SUCCESS) st = tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, what);
         }
     }
@@ -100,25 +147,55 @@ void tess_cuda_unload(void *ctx, void *module) {
     free(m);
 }
 
-tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m,
-                                 void *const *dbufs, int nbufs) {
-    if (nbufs < 0 || nbufs > TESS_MAX_BUFFERS)
-        return tess_error(TESS_ERR_ARG, "cuda launch: %d buffers (at most %d)", nbufs, TESS_MAX_BUFFERS);
-    CUdeviceptr ptr[TESS_MAX_BUFFERS];
-    void *params[TESS_MAX_BUFFERS];
+static CUresult launch(const tess_cuda_driver *drv, CUfunction fn, const tess_launch *l, CUstream stream,
+                       void **params) {
+    if (!has_cluster(l))
+        return drv->cuLaunchKernel(fn, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                                   l->shared_bytes, stream, params, NULL);
+    CUlaunchAttribute attr;
+    memset(&attr, 0, sizeof attr);
+    attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = cluster_dim(l, 0);
+    attr.value.clusterDim.y = cluster_dim(l, 1);
+    attr.value.clusterDim.z = cluster_dim(l, 2);
+    CUlaunchConfig cfg = {.gridDimX = l->grid[0], .gridDimY = l->grid[1], .gridDimZ = l->grid[2],
+                          .blockDimX = l->block[0], .blockDimY = l->block[1], .blockDimZ = l->block[2],
+                          .sharedMemBytes = l->shared_bytes, .hStream = stream, .attrs = &attr, .numAttrs = 1};
+    return drv->cuLaunchKernelEx(&cfg, fn, params, NULL);
+}
+
+tess_status tess_cuda_launch_all(tess_cuda_context *c, tess_cuda_module *m, void *const *dbufs, int nbufs,
+                                 CUstream stream) {
+    if (nbufs < 0 || nbufs > PARAMS_MAX - m->nscalars - m->ntensor_maps)
+        return tess_error(TESS_ERR_ARG,
+                          "cuda launch: %d buffers, %d scalars and %d tensor maps (at most %d arguments)", nbufs,
+                          m->nscalars, m->ntensor_maps, PARAMS_MAX);
+    /* the ABI of op.h: one pointer per buffer, the scalars by value, then the tensor maps by value */
+    CUdeviceptr ptr[PARAMS_MAX];
+    void *params[PARAMS_MAX];
     for (int b = 0; b < nbufs; b++) {
         ptr[b] = (CUdeviceptr)(uintptr_t)dbufs[b];
         params[b] = &ptr[b];
     }
+    for (int i = 0; i < m->nscalars; i++) params[nbufs + i] = (void *)&m->scalar[i].value;
+    for (int i = 0; i < m->ntensor_maps; i++) {
+        int b = m->tensor_map[i].buffer;
+        if (b >= nbufs)
+            return tess_error(TESS_ERR_ARG, "cuda launch: tensor map %d is of buffer %d, but %d buffers were given",
+                              i, b, nbufs);
+        const CUtensorMap *map;
+        tess_status st = tess_cuda_tensor_map_get(c, m, i, ptr[b], &map);
+        if (st) return st;
+        params[nbufs + m->nscalars + i] = (void *)map;
+    }
     for (int i = 0; i < m->nlaunches; i++) {
         const tess_launch *l = &m->launch[i];
-        CUresult r = c->drv->cuLaunchKernel(m->fn[i], l->grid[0], l->grid[1], l->grid[2], l->block[0],
-                                            l->block[1], l->block[2], l->shared_bytes, c->stream,
-                                            params, NULL);
+        CUresult r = launch(c->drv, m->fn[i], l, stream, params);
         if (r != CUDA_SUCCESS) {
-            char what[160];
-            snprintf(what, sizeof what, "launching '%.64s' (grid %ux%ux%u, block %ux%ux%u)", l->entry,
-                     l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2]);
+            char what[200];
+            snprintf(what, sizeof what, "launching '%.64s' (grid %ux%ux%u, block %ux%ux%u, cluster %ux%ux%u)",
+                     l->entry, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+                     l->cluster[0], l->cluster[1], l->cluster[2]);
             return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, what);
         }
     }
@@ -127,9 +204,9 @@ tess_status tess_cuda_launch_all(tess_cuda_context *c, const tess_cuda_module *m
 
 tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs) {
     tess_cuda_context *c = ctx;
-    const tess_cuda_module *m = module;
+    tess_cuda_module *m = module;
     tess_status st = tess_cuda_bind(c);
-    if (!st) st = tess_cuda_launch_all(c, m, dbufs, nbufs);
+    if (!st) st = tess_cuda_launch_all(c, m, dbufs, nbufs, c->stream);
     if (st) return st;
     CUresult r = c->drv->cuStreamSynchronize(c->stream);
     if (r != CUDA_SUCCESS) {
@@ -137,6 +214,22 @@ tess_status tess_cuda_run(void *ctx, void *module, void *const *dbufs, int nbufs
         snprintf(what, sizeof what, "running '%.64s'", m->launch[0].entry);
         return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, what);
     }
+    return TESS_OK;
+}
+
+tess_status tess_cuda_run_async(void *ctx, void *module, void *const *dbufs, int nbufs, void *stream) {
+    tess_cuda_context *c = ctx;
+    tess_status st = tess_cuda_bind(c);
+    return st ? st : tess_cuda_launch_all(c, module, dbufs, nbufs, (CUstream)stream);
+}
+
+tess_status tess_cuda_set_scalar(void *ctx, void *module, int index, const tess_scalar *value) {
+    (void)ctx;
+    tess_cuda_module *m = module;
+    if (index < 0 || index >= m->nscalars || value->type != m->scalar[index].type)
+        return tess_error(TESS_ERR_ARG, "cuda kernel: no scalar %d of type %d (it has %d scalars)", index,
+                          (int)value->type, m->nscalars);
+    m->scalar[index].value = value->value;
     return TESS_OK;
 }
 

@@ -23,6 +23,8 @@ static const tess_backend_ops cuda_backend = {
     .time = tess_cuda_time,
     .calibrate = tess_cuda_calibrate,
     .compare = tess_cuda_compare,
+    .set_scalar = tess_cuda_set_scalar,
+    .run_async = tess_cuda_run_async,
 };
 
 tess_status tess_cuda_register(void) { return tess_backend_register(&cuda_backend); }

@@ -5,9 +5,10 @@
  * host; with several launches per sample, not the events' either).
  *
  * Launch k (counted over all the samples) uses buffer set k % nsets, which
- * defeats warm caches when the working set fits in L2. While the GPU works,
- * NVML power samples are taken (when a metrics struct asks for them and NVML
- * is present).
+ * defeats warm caches when the working set fits in L2; a kernel's tensor
+ * maps are encoded once per set (the module keeps them by address), not
+ * per launch. While the GPU works, NVML power samples are taken (when a
+ * metrics struct asks for them and NVML is present).
  */
 #include <time.h>
 #include "cuda_internal.h"
@@ -35,7 +36,7 @@ static tess_status wait_for(tess_cuda_context *c, CUevent last, bool sample_powe
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                            int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics) {
     tess_cuda_context *c = ctx;
-    const tess_cuda_module *m = module;
+    tess_cuda_module *m = module;
     if (reps < 1 || launches < 1 || nsets < 1)
         return tess_error(TESS_ERR_ARG, "cuda time: %d samples of %d launches over %d buffer sets", reps, launches,
                           nsets);
@@ -53,7 +54,7 @@ tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_set
         CUresult cr = c->drv->cuEventRecord(c->events[2 * r], c->stream);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventRecord");
         for (int l = 0; l < launches && !st; l++)
-            st = tess_cuda_launch_all(c, m, dbuf_sets[(r * launches + l) % nsets], nbufs);
+            st = tess_cuda_launch_all(c, m, dbuf_sets[(r * launches + l) % nsets], nbufs, c->stream);
         if (st) return st;
         cr = c->drv->cuEventRecord(c->events[2 * r + 1], c->stream);
         if (cr != CUDA_SUCCESS) return tess_cuda_fail(c->drv, cr, TESS_ERR_RUNTIME, "cuEventRecord");

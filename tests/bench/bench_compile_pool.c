@@ -62,7 +62,7 @@ static double throughput(const tess_backend_ops *be, const tess_device *dev, con
             st = small_kernel(i, &src[i]);
         } else {
             st = tess_space_sample(space, rng, &c);
-            if (!st) st = op->emit(task, dev, space, &c, &src[i]);
+            if (!st) st = tess_op_emit(op, task, dev, space, &c, &src[i]);
         }
         if (!st) {
             /* a unique comment defeats the disk cache */
@@ -142,7 +142,7 @@ int main(int argc, char **argv) {
     int64_t shape[4];
     int ndim;
     if (!small && (tess_shape_parse(op->default_shape, shape, &ndim) || tess_task_init(&task, op_name, TESS_F32, shape, ndim) ||
-        op->space(&task, &dev, &space))) {
+        tess_op_space(op, &task, &dev, &space))) {
         fprintf(stderr, "%s\n", tess_errmsg());
         return 1;
     }

@@ -20,7 +20,7 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     tess_evaluator *ev;
-    if (argc != 2 || tess_search_register_builtin() || tess_replay_open(argv[1], &ev)) {
+    if (argc != 2 || tess_search_register() || tess_replay_open(argv[1], &ev)) {
         fprintf(stderr, argc != 2 ? "usage: bench_propose SPACE\n" : "bench_propose: %s\n", tess_errmsg());
         return argc != 2 ? 2 : 1;
     }

@@ -57,8 +57,8 @@ typedef struct bench {
 } bench;
 
 static tess_status emit(const bench *b, const tess_config *c, tess_kernel_source *src) {
-    return b->heat3d ? tess_heat3d_cuda_emit(&b->task, &b->dev, b->space, c, src)
-                     : tess_sum_cuda_emit(&b->task, &b->dev, b->space, c, src);
+    return b->heat3d ? tess_op_emit(&tess_op_heat3d, &b->task, &b->dev, b->space, c, src)
+                     : tess_op_emit(&tess_op_sum, &b->task, &b->dev, b->space, c, src);
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -244,8 +244,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_cuda: bad arguments\n");
         return 2;
     }
-    if (b.heat3d ? tess_heat3d_cuda_space(&b.task, &b.dev, &b.space)
-                 : tess_sum_cuda_space(&b.task, &b.dev, &b.space)) {
+    if (b.heat3d ? tess_op_space(&tess_op_heat3d, &b.task, &b.dev, &b.space)
+                 : tess_op_space(&tess_op_sum, &b.task, &b.dev, &b.space)) {
         fprintf(stderr, "bench_cuda: %s\n", tess_errmsg());
         return 1;
     }

@@ -77,7 +77,7 @@ static double run_heat3d(const tess_backend_ops *be, const tess_device *dev, voi
                          const tess_space *s, const tess_config *c, void *const *dbufs, const double *ref) {
     const int64_t n = tess_shape_elements(t->shape, 3);
     tess_kernel_source src;
-    CHECK_OK(tess_heat3d_cuda_emit(t, dev, s, c, &src));
+    CHECK_OK(tess_op_emit(&tess_op_heat3d, t, dev, s, c, &src));
     void *module = NULL;
     tess_kernel_metrics m;
     double worst = INFINITY;
@@ -116,7 +116,7 @@ static void check_heat3d(const tess_backend_ops *be, const tess_device *dev, voi
     CHECK_OK(be->alloc(ctx, bytes, &dbufs[1]));
     CHECK_OK(be->upload(ctx, dbufs[0], in, bytes));
     tess_space *s = NULL;
-    CHECK_OK(tess_heat3d_cuda_space(&t, dev, &s));
+    CHECK_OK(tess_op_space(&tess_op_heat3d, &t, dev, &s));
     const double tol = dtype == TESS_F64 ? 1e-12 : 1e-5;
     tess_config c;
     tess_space_default(s, &c);
@@ -153,7 +153,7 @@ static void check_sum(const tess_backend_ops *be, const tess_device *dev, void *
     CHECK_OK(be->alloc(ctx, TESS_SUM_SCRATCH * es, &dbufs[2]));
     CHECK_OK(be->upload(ctx, dbufs[0], in, (size_t)n * es));
     tess_space *s = NULL;
-    CHECK_OK(tess_sum_cuda_space(&t, dev, &s));
+    CHECK_OK(tess_op_space(&tess_op_sum, &t, dev, &s));
     const double tol = (dtype == TESS_F64 ? 1e-13 : 2e-6) * (scale + fabs(ref));
     tess_config c;
     tess_space_default(s, &c);
@@ -162,7 +162,7 @@ static void check_sum(const tess_backend_ops *be, const tess_device *dev, void *
         char text[512];
         tess_config_format(s, &c, text, sizeof text);
         tess_kernel_source src;
-        CHECK_OK(tess_sum_cuda_emit(&t, dev, s, &c, &src));
+        CHECK_OK(tess_op_emit(&tess_op_sum, &t, dev, s, &c, &src));
         void *module = NULL;
         CHECK_OK(cuda_build(be, dev, ctx, &src, &module, NULL));
         if (module) {
@@ -188,11 +188,11 @@ static void check_timing(const tess_backend_ops *be, const tess_device *dev, voi
     tess_task t;
     CHECK_OK(tess_task_init(&t, "heat3d", TESS_F32, shape, 3));
     tess_space *s = NULL;
-    CHECK_OK(tess_heat3d_cuda_space(&t, dev, &s));
+    CHECK_OK(tess_op_space(&tess_op_heat3d, &t, dev, &s));
     tess_config c;
     tess_space_default(s, &c);
     tess_kernel_source src;
-    CHECK_OK(tess_heat3d_cuda_emit(&t, dev, s, &c, &src));
+    CHECK_OK(tess_op_emit(&tess_op_heat3d, &t, dev, s, &c, &src));
     const size_t bytes = 128 * 128 * 128 * sizeof(float);
     void *b[4] = {NULL, NULL, NULL, NULL};
     for (int i = 0; i < 4; i++) CHECK_OK(be->alloc(ctx, bytes, &b[i]));

@@ -28,17 +28,13 @@ extern tess_status tess_cuda_register(void) __attribute__((weak));
 
 #define SAMPLES 8
 
-typedef tess_status (*space_fn)(const tess_task *, const tess_device *, tess_space **);
-typedef tess_status (*emit_fn)(const tess_task *, const tess_device *, const tess_space *,
-                               const tess_config *, tess_kernel_source *);
-
 /* Compiles one config; returns false if NVRTC is missing. */
-static bool compile_config(const tess_backend_ops *be, const tess_device *dev, const tess_task *t,
-                           const tess_space *s, const tess_config *c, emit_fn emit, int *compiled) {
+static bool compile_config(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const tess_task *t,
+                           const tess_space *s, const tess_config *c, int *compiled) {
     char text[512];
     tess_config_format(s, c, text, sizeof text);
     tess_kernel_source src;
-    CHECK_OK(emit(t, dev, s, c, &src));
+    CHECK_OK(tess_op_emit(op, t, dev, s, c, &src));
     CHECK(src.code && strstr(src.code, "#define") && strstr(src.code, "extern \"C\" __global__"));
     tess_blob bin = {0};
     char *log = NULL;
@@ -60,25 +56,24 @@ static bool compile_config(const tess_backend_ops *be, const tess_device *dev, c
 }
 
 /* The default and SAMPLES random configs of one task; false if skipped. */
-static bool compile_space(const tess_backend_ops *be, const tess_device *dev, const char *op,
-                          tess_dtype dtype, const int64_t *shape, int ndim, space_fn space,
-                          emit_fn emit, gsl_rng *rng) {
+static bool compile_space(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
+                          tess_dtype dtype, const int64_t *shape, int ndim, gsl_rng *rng) {
     tess_task t;
-    CHECK_OK(tess_task_init(&t, op, dtype, shape, ndim));
+    CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, ndim, NULL, &t));
     tess_space *s = NULL;
-    CHECK_OK(space(&t, dev, &s));
+    CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return true;
     tess_config c;
     tess_space_default(s, &c);
-    CHECK_MSG(tess_space_valid(s, &c), "%s default config violates %s", op,
+    CHECK_MSG(tess_space_valid(s, &c), "%s default config violates %s", op->name,
               tess_space_violation(s, &c));
     int compiled = 0;
-    bool ran = compile_config(be, dev, &t, s, &c, emit, &compiled);
+    bool ran = compile_config(be, dev, op, &t, s, &c, &compiled);
     for (int i = 0; ran && i < SAMPLES; i++) {
         CHECK_OK(tess_space_sample(s, rng, &c));
-        ran = compile_config(be, dev, &t, s, &c, emit, &compiled);
+        ran = compile_config(be, dev, op, &t, s, &c, &compiled);
     }
-    if (ran) printf("%s %s: %d configs compiled\n", op, tess_dtype_name(dtype), compiled);
+    if (ran) printf("%s %s: %d configs compiled\n", op->name, tess_dtype_name(dtype), compiled);
     tess_space_destroy(s);
     return ran;
 }
@@ -109,7 +104,7 @@ static void check_cache(const tess_backend_ops *be, const tess_device *dev) {
     CHECK(a.size == b.size && a.size > 0 && memcmp(a.data, b.data, a.size) == 0);
     CHECK_MSG(cached_ms < 20, "a cached compile took %.1f ms", cached_ms);
     /* Hopper-only code is a different binary (sm_90a). */
-    src.hopper_only = true;
+    strcpy(src.min_arch, "sm_90a");
     tess_blob h = {0};
     CHECK_OK(be->compile(dev, &src, &h, &log));
     free(log);
@@ -142,19 +137,19 @@ static void check_batch(const tess_backend_ops *be, const tess_device *dev, gsl_
     const int64_t cube[] = {64, 48, 40}, n[] = {1 << 20};
     tess_task heat, sum;
     tess_space *hs = NULL, *ss = NULL;
-    CHECK_OK(tess_task_init(&heat, "heat3d", TESS_F32, cube, 3));
-    CHECK_OK(tess_task_init(&sum, "sum", TESS_F32, n, 1));
-    CHECK_OK(tess_heat3d_cuda_space(&heat, dev, &hs));
-    CHECK_OK(tess_sum_cuda_space(&sum, dev, &ss));
+    CHECK_OK(tess_op_make_task(&tess_op_heat3d, TESS_F32, TESS_F32, TESS_F32, cube, 3, NULL, &heat));
+    CHECK_OK(tess_op_make_task(&tess_op_sum, TESS_F32, TESS_F32, TESS_F32, n, 1, NULL, &sum));
+    CHECK_OK(tess_op_space(&tess_op_heat3d, &heat, dev, &hs));
+    CHECK_OK(tess_op_space(&tess_op_sum, &sum, dev, &ss));
     if (!hs || !ss) return;
     tess_kernel_source src[N];
     tess_config c;
     for (int i = 0; i < N - 1; i++) {
         CHECK_OK(tess_space_sample(hs, rng, &c));
-        CHECK_OK(tess_heat3d_cuda_emit(&heat, dev, hs, &c, &src[i]));
+        CHECK_OK(tess_op_emit(&tess_op_heat3d, &heat, dev, hs, &c, &src[i]));
     }
     tess_space_default(ss, &c);
-    CHECK_OK(tess_sum_cuda_emit(&sum, dev, ss, &c, &src[N - 1]));   /* two launches, other macros */
+    CHECK_OK(tess_op_emit(&tess_op_sum, &sum, dev, ss, &c, &src[N - 1]));   /* two launches, other macros */
     tess_compile_result r[N];
     be->compile_batch(dev, src, N, r);
     for (int i = 0; i < N; i++) check_batch_member(&src[i], &r[i], true);
@@ -195,19 +190,14 @@ int main(void) {
 
     const int64_t cube[] = {64, 48, 40}, odd[] = {35, 33, 31}, small[] = {3, 5, 4}, flat[] = {4, 8, 256};
     const int64_t n_odd[] = {1000003}, n_pow2[] = {1 << 20};
-    bool ran = compile_space(be, &dev, "heat3d", TESS_F32, cube, 3, tess_heat3d_cuda_space,
-                             tess_heat3d_cuda_emit, rng);
+    bool ran = compile_space(be, &dev, &tess_op_heat3d, TESS_F32, cube, 3, rng);
     if (ran) {
-        compile_space(be, &dev, "heat3d", TESS_F32, odd, 3, tess_heat3d_cuda_space,
-                      tess_heat3d_cuda_emit, rng);
-        compile_space(be, &dev, "heat3d", TESS_F64, cube, 3, tess_heat3d_cuda_space,
-                      tess_heat3d_cuda_emit, rng);
-        compile_space(be, &dev, "heat3d", TESS_F32, small, 3, tess_heat3d_cuda_space,
-                      tess_heat3d_cuda_emit, rng);
-        compile_space(be, &dev, "heat3d", TESS_F64, flat, 3, tess_heat3d_cuda_space,
-                      tess_heat3d_cuda_emit, rng);
-        compile_space(be, &dev, "sum", TESS_F32, n_odd, 1, tess_sum_cuda_space, tess_sum_cuda_emit, rng);
-        compile_space(be, &dev, "sum", TESS_F64, n_pow2, 1, tess_sum_cuda_space, tess_sum_cuda_emit, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F32, odd, 3, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F64, cube, 3, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F32, small, 3, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F64, flat, 3, rng);
+        compile_space(be, &dev, &tess_op_sum, TESS_F32, n_odd, 1, rng);
+        compile_space(be, &dev, &tess_op_sum, TESS_F64, n_pow2, 1, rng);
         check_compile_error(be, &dev);
         check_cache(be, &dev);
         check_batch(be, &dev, rng);

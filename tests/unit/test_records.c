@@ -150,7 +150,7 @@ static void test_schema(void) {
     CHECK(r && strcmp(tess_records_path(r), path) == 0);
     tess_records_close(r);
     CHECK(access(path, F_OK) == 0);
-    CHECK(raw_int(path, "PRAGMA user_version") == 1);
+    CHECK(raw_int(path, "PRAGMA user_version") == 2);
     raw_text(path, "SELECT value FROM meta WHERE name = 'application'", text, sizeof text);
     CHECK(strcmp(text, "tessera") == 0);
     raw_text(path, "PRAGMA journal_mode", text, sizeof text);
@@ -162,7 +162,7 @@ static void test_schema(void) {
     /* Reopening an existing database keeps it. */
     CHECK_OK(tess_records_open(path, &r));
     tess_records_close(r);
-    CHECK(raw_int(path, "PRAGMA user_version") == 1);
+    CHECK(raw_int(path, "PRAGMA user_version") == 2);
 }
 
 static void test_round_trip(void) {

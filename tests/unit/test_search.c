@@ -256,7 +256,7 @@ static void test_finds_optimum(void) {
 }
 
 int main(void) {
-    CHECK_OK(tess_search_register_builtin());
+    CHECK_OK(tess_search_register());
     CHECK(tess_strategy_find("exhaustive") && tess_strategy_find("random"));
     test_exhaustion();
     test_exhaustive_order();

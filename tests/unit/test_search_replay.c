@@ -150,7 +150,7 @@ static void test_recorded_default(void) {
 }
 
 int main(void) {
-    CHECK_OK(tess_search_register_builtin());
+    CHECK_OK(tess_search_register());
     test_export_lines();
     test_bench_math();
     test_rule_breaker();

@@ -91,7 +91,7 @@ int main(void) {
         printf("recorded spaces not found (set TESSERA_SPACES to their folder): skipped\n");
         return 77;
     }
-    CHECK_OK(tess_search_register_builtin());
+    CHECK_OK(tess_search_register());
     test_shared_spaces(pnpoly, dd_cache, dd_t4);
     return check_finish("test_shared_spaces");
 }

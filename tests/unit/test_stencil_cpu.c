@@ -26,26 +26,32 @@ static const tess_backend_ops *cpu;
 static tess_device dev;
 
 typedef struct bufset {
-    tess_buffer_spec spec[TESS_MAX_BUFFERS];
-    void *b[TESS_MAX_BUFFERS];
+    tess_buffer_list list;
+    tess_buffer_spec *spec;   /* list.spec */
+    void **b;
     int n;
 } bufset;
 
 static void free_buffers(bufset *bs) {
-    for (int i = 0; i < bs->n; i++) free(bs->b[i]);
+    for (int i = 0; bs->b && i < bs->n; i++) free(bs->b[i]);
+    free(bs->b);
+    tess_buffer_list_free(&bs->list);
     bs->n = 0;
 }
 
 /* Allocates the operator's buffers, fills the inputs and poisons the rest. */
 static bool make_buffers(const tess_op *op, const tess_task *t, bufset *bs, uint64_t seed) {
     memset(bs, 0, sizeof *bs);
-    CHECK_OK(op->buffers(t, bs->spec, &bs->n));
+    CHECK_OK(tess_op_buffers(op, t, &bs->list));
+    bs->n = bs->list.n;
+    bs->spec = bs->list.spec;
+    if (!(bs->b = calloc((size_t)bs->n, sizeof *bs->b))) return false;
     for (int i = 0; i < bs->n; i++) {
         size_t size = tess_dtype_size(bs->spec[i].dtype), n = (size_t)bs->spec[i].count;
         bs->b[i] = malloc(n * size);
         if (!bs->b[i]) return false;
         if (bs->spec[i].role == TESS_BUF_IN) {
-            CHECK_OK(op->fill_input(t, i, bs->b[i], seed));
+            CHECK_OK(op->fill_input(op, t, i, bs->b[i], seed));
         } else {
             for (size_t k = 0; k < n; k++) {
                 if (size == 4) ((float *)bs->b[i])[k] = NAN;
@@ -63,7 +69,7 @@ static double value(const bufset *bs, int i, int64_t k) {
 /* Largest error of the outputs relative to what the operator accepts
  * (<= 1 passes); NAN where an output was not written. */
 static double worst_error(const tess_op *op, const tess_task *t, const bufset *got, const bufset *ref) {
-    double tol = op->tolerance(t), scale = op->verify_scale(t, ref->b), worst = 0;
+    double tol = op->tolerance(op, t), scale = op->verify_scale(op, t, ref->b), worst = 0;
     for (int i = 0; i < got->n; i++) {
         if (got->spec[i].role != TESS_BUF_OUT) continue;
         for (int64_t k = 0; k < got->spec[i].count; k++) {
@@ -101,11 +107,11 @@ static double check_config(const tess_op *op, const tess_task *t, const tess_spa
     if (!make_buffers(op, t, &got, 7) || !make_buffers(op, t, &ref, 7)) return NAN;
     tess_kernel_source src;
     double worst = NAN;
-    tess_status st = op->emit(t, &dev, sp, c, &src);
+    tess_status st = tess_op_emit(op, t, &dev, sp, c, &src);
     CHECK_MSG(st == TESS_OK, "%s %s: %s", t->op, text, tess_errmsg());
     if (!st) {
         CHECK_OK(run_source(&src, &got));
-        CHECK_OK(op->reference(t, ref.b));
+        CHECK_OK(op->reference(op, t, ref.b));
         worst = worst_error(op, t, &got, &ref);
         tess_kernel_source_free(&src);
     }
@@ -123,10 +129,9 @@ static void check_stencil(const char *name, tess_dtype dtype, const int64_t *sha
     CHECK_MSG(op != NULL, "no stencil %s", name);
     if (!op) return;
     tess_task t;
-    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
-    CHECK_OK(op->check_task(&t));
+    CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, ndim, NULL, &t));
     tess_space *sp = NULL;
-    CHECK_OK(op->space(&t, &dev, &sp));
+    CHECK_OK(tess_op_space(op, &t, &dev, &sp));
     if (!sp) return;
     tess_config c;
     tess_space_default(sp, &c);
@@ -137,7 +142,7 @@ static void check_stencil(const char *name, tess_dtype dtype, const int64_t *sha
         if (!(w <= worst)) worst = w;
     }
     printf("%-10s %s: worst error %.3f of the tolerance (%.2g)\n", name, tess_dtype_name(dtype), worst,
-           op->tolerance(&t));
+           op->tolerance(op, &t));
     tess_space_destroy(sp);
 }
 
@@ -147,9 +152,9 @@ static void check_stencil(const char *name, tess_dtype dtype, const int64_t *sha
 static void check_time_tiles(const char *name, tess_dtype dtype, const int64_t *shape, int ndim) {
     const tess_op *op = tess_stencils_op(name);
     tess_task t;
-    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
+    CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, ndim, NULL, &t));
     tess_space *sp = NULL;
-    CHECK_OK(op->space(&t, &dev, &sp));
+    CHECK_OK(tess_op_space(op, &t, &dev, &sp));
     if (!sp) return;
     int ptt = tess_space_param_index(sp, "time_tile"), pty = tess_space_param_index(sp, "tile_y"),
         ptz = tess_space_param_index(sp, "tile_z"), pth = tess_space_param_index(sp, "threads");
@@ -182,13 +187,13 @@ static void check_detects_error(void) {
     const tess_op *op = tess_stencils_op("heat3d");
     tess_task t;
     int64_t shape[] = {9, 10, 11};
-    CHECK_OK(tess_task_init(&t, "heat3d", TESS_F32, shape, 3));
+    CHECK_OK(tess_op_make_task(op, TESS_F32, TESS_F32, TESS_F32, shape, 3, NULL, &t));
     tess_space *sp = NULL;
-    CHECK_OK(op->space(&t, &dev, &sp));
+    CHECK_OK(tess_op_space(op, &t, &dev, &sp));
     tess_config c;
     tess_space_default(sp, &c);
     tess_kernel_source src;
-    CHECK_OK(op->emit(&t, &dev, sp, &c, &src));
+    CHECK_OK(tess_op_emit(op, &t, &dev, sp, &c, &src));
     const char *old = "#define alpha 0.1f\n", *new = "#define alpha 0.1001f\n";
     char *def = strstr(src.code, old);
     CHECK(def != NULL);
@@ -201,7 +206,7 @@ static void check_detects_error(void) {
     bufset got, ref;
     if (make_buffers(op, &t, &got, 3) && make_buffers(op, &t, &ref, 3)) {
         CHECK_OK(run_source(&src, &got));
-        CHECK_OK(op->reference(&t, ref.b));
+        CHECK_OK(op->reference(op, &t, ref.b));
         double worst = worst_error(op, &t, &got, &ref);
         CHECK_MSG(worst > 1, "a perturbed kernel passed (worst %.3g)", worst);
     }
@@ -223,7 +228,7 @@ static void collect(const tess_result *r, void *user) {
  * its forked runner and verifies against the reference computed before. */
 static void check_evaluator(const char *name, tess_dtype dtype, const int64_t *shape, int ndim, gsl_rng *rng) {
     tess_task t;
-    CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
+    CHECK_OK(tess_op_make_task(tess_stencils_op(name), dtype, dtype, dtype, shape, ndim, NULL, &t));
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 30;
     o.min_time_s = 0.001;

@@ -54,7 +54,7 @@ static bool compile_config(const tess_op *op, const tess_task *t, const tess_spa
     tess_config_format(sp, c, text, sizeof text);
     CHECK_MSG(tess_space_valid(sp, c), "%s %s violates %s", t->op, text, tess_space_violation(sp, c));
     tess_kernel_source src;
-    tess_status st = op->emit(t, &dev, sp, c, &src);
+    tess_status st = tess_op_emit(op, t, &dev, sp, c, &src);
     CHECK_MSG(st == TESS_OK, "%s %s: %s", t->op, text, tess_errmsg());
     if (st) return true;
     /* The blocks cover the grid, one launch per step. */
@@ -86,7 +86,7 @@ static bool compile_stencil(const char *name, tess_dtype dtype, const int64_t *s
     tess_task t;
     CHECK_OK(tess_task_init(&t, name, dtype, shape, ndim));
     tess_space *sp = NULL;
-    CHECK_OK(op->space(&t, &dev, &sp));
+    CHECK_OK(tess_op_space(op, &t, &dev, &sp));
     if (!sp) return true;
     tess_config c;
     tess_space_default(sp, &c);
@@ -129,7 +129,7 @@ static void check_space(void) {
     tess_task t;
     CHECK_OK(tess_task_init(&t, "star3d25", TESS_F64, (const int64_t[]){64, 64, 64}, 3));
     tess_space *sp = NULL;
-    CHECK_OK(op->space(&t, &dev, &sp));
+    CHECK_OK(tess_op_space(op, &t, &dev, &sp));
     if (!sp) return;
     tess_config c;
     const char *illegal[] = {
@@ -152,7 +152,7 @@ static void check_space(void) {
     if (ppt_y >= 0) {
         c.v[ppt_y] = 2;   /* ppt_y=4: 8 points per thread, 80 values a turn */
         tess_kernel_source src;
-        CHECK(op->emit(&t, &dev, sp, &c, &src) == TESS_ERR_ARG);
+        CHECK(tess_op_emit(op, &t, &dev, sp, &c, &src) == TESS_ERR_ARG);
         CHECK_MSG(strstr(tess_errmsg(), "violates") != NULL, "%s", tess_errmsg());
     }
     size_t n = 0;
@@ -168,7 +168,7 @@ static void default_text_at(const char *name, tess_dtype dtype, const tess_devic
     CHECK_OK(tess_task_init(&t, name, dtype, shape, 3));
     tess_space *sp = NULL;
     text[0] = '\0';
-    CHECK_OK(tess_stencils_op(name)->space(&t, d, &sp));
+    CHECK_OK(tess_op_space(tess_stencils_op(name), &t, d, &sp));
     if (!sp) return;
     tess_config c;
     tess_space_default(sp, &c);
@@ -213,7 +213,7 @@ static void check_async(void) {
     tess_task t;
     CHECK_OK(tess_task_init(&t, "star3d25", TESS_F32, (const int64_t[]){64, 64, 64}, 3));
     tess_space *sp = NULL;
-    CHECK_OK(tess_stencils_op("star3d25")->space(&t, &dev, &sp));
+    CHECK_OK(tess_op_space(tess_stencils_op("star3d25"), &t, &dev, &sp));
     if (!sp) return;
     tess_config c;
     /* prefetch > 1 without async; a ring of 40x520 floats x 6 planes (499 KB); async without streaming */
@@ -227,7 +227,7 @@ static void check_async(void) {
     CHECK_OK(tess_config_parse(sp, "block_x=32,block_y=4,block_z=1,ppt_x=1,ppt_y=4,vec=4,stream=1,chunk=64,"
                                    "staging=async,unroll=1,min_blocks=1,prefetch=3", &c));
     tess_kernel_source src;
-    CHECK_OK(tess_stencils_op("star3d25")->emit(&t, &dev, sp, &c, &src));
+    CHECK_OK(tess_op_emit(tess_stencils_op("star3d25"), &t, &dev, sp, &c, &src));
     CHECK_MSG(src.launch[0].shared_bytes == 24 * 136 * 4 * 8, "ring of %u bytes", src.launch[0].shared_bytes);
     tess_kernel_source_free(&src);
     tess_space_destroy(sp);
@@ -239,13 +239,13 @@ static unsigned time_block_bytes(const char *name, const tess_device *d, const c
     tess_task t;
     CHECK_OK(tess_task_init(&t, name, TESS_F32, (const int64_t[]){64, 64, 64}, 3));
     tess_space *sp = NULL;
-    CHECK_OK(tess_stencils_op(name)->space(&t, d, &sp));
+    CHECK_OK(tess_op_space(tess_stencils_op(name), &t, d, &sp));
     if (!sp) return 0;
     tess_config c;
     unsigned bytes = 0;
     if (tess_config_parse(sp, text, &c) == TESS_OK) {
         tess_kernel_source src;
-        CHECK_OK(tess_stencils_op(name)->emit(&t, d, sp, &c, &src));
+        CHECK_OK(tess_op_emit(tess_stencils_op(name), &t, d, sp, &c, &src));
         bytes = src.launch[0].shared_bytes;
         tess_kernel_source_free(&src);
     }
@@ -265,7 +265,7 @@ static void check_chunks(const tess_device *d) {
         tess_task t;
         CHECK_OK(tess_task_init(&t, "heat3d", TESS_F32, (const int64_t[]){nz[k], 64, 64}, 3));
         tess_space *sp = NULL;
-        CHECK_OK(tess_stencils_op("heat3d")->space(&t, d, &sp));
+        CHECK_OK(tess_op_space(tess_stencils_op("heat3d"), &t, d, &sp));
         if (!sp) continue;
         int p = tess_space_param_index(sp, "chunk");
         CHECK_MSG(p >= 0 && tess_space_param_size(sp, p) == nwant[k], "nz %lld: %d chunk lengths", (long long)nz[k],
@@ -375,7 +375,7 @@ int main(void) {
     tess_task t;
     CHECK_OK(tess_task_init(&t, "five", TESS_F32, (const int64_t[]){9, 10}, 2));
     tess_space *sp = NULL;
-    CHECK(tess_stencils_op("five")->space(&t, &dev, &sp) == TESS_ERR_ARG && !sp);
+    CHECK(tess_op_space(tess_stencils_op("five"), &t, &dev, &sp) == TESS_ERR_ARG && !sp);
     CHECK_MSG(strstr(tess_errmsg(), "5 steps do not fit") != NULL, "%s", tess_errmsg());
     gsl_rng_free(rng);
     if (!ran) return 77;

@@ -132,13 +132,27 @@ static void *build(const char *c_path, const char *so_path, const char *label) {
 
 /* Host copies of the op's buffers: those the kernel runs on, each between
  * guards, and the reference's. */
+#define EMU_MAX_BUFFERS 32   /* more than any stencil of the tests has */
+
 typedef struct buffers {
     int n;
-    tess_buffer_spec spec[TESS_MAX_BUFFERS];
-    size_t bytes[TESS_MAX_BUFFERS];
-    unsigned char *raw[TESS_MAX_BUFFERS];
-    void *run[TESS_MAX_BUFFERS], *ref[TESS_MAX_BUFFERS];
+    tess_buffer_spec spec[EMU_MAX_BUFFERS];
+    size_t bytes[EMU_MAX_BUFFERS];
+    unsigned char *raw[EMU_MAX_BUFFERS];
+    void *run[EMU_MAX_BUFFERS], *ref[EMU_MAX_BUFFERS];
 } buffers;
+
+/* The op's buffer declarations, at most EMU_MAX_BUFFERS of them. */
+static bool declared_buffers(const tess_op *op, const tess_task *t, tess_buffer_spec *spec, int *n) {
+    tess_buffer_list l;
+    if (tess_op_buffers(op, t, &l)) return false;
+    bool fits = l.n <= EMU_MAX_BUFFERS;
+    CHECK_MSG(fits, "%s has %d buffers", op->name, l.n);
+    *n = fits ? l.n : 0;
+    if (fits) memcpy(spec, l.spec, (size_t)l.n * sizeof *spec);
+    tess_buffer_list_free(&l);
+    return fits;
+}
 
 static void buffers_free(buffers *b) {
     for (int i = 0; i < b->n; i++) {
@@ -151,7 +165,7 @@ static void buffers_free(buffers *b) {
  * not write shows. The reference then computes its outputs. */
 static bool buffers_init(buffers *b, const tess_op *op, const tess_task *t) {
     memset(b, 0, sizeof *b);
-    if (op->buffers(t, b->spec, &b->n)) return false;
+    if (!declared_buffers(op, t, b->spec, &b->n)) return false;
     for (int i = 0; i < b->n; i++) {
         b->bytes[i] = (size_t)b->spec[i].count * tess_dtype_size(b->spec[i].dtype);
         b->raw[i] = malloc(b->bytes[i] + 2 * GUARD);
@@ -160,11 +174,11 @@ static bool buffers_init(buffers *b, const tess_op *op, const tess_task *t) {
         memset(b->raw[i], GUARD_BYTE, b->bytes[i] + 2 * GUARD);
         b->run[i] = b->raw[i] + GUARD;
         memset(b->run[i], 0xff, b->bytes[i]);
-        if (b->spec[i].role == TESS_BUF_IN && op->fill_input(t, i, b->run[i], SEED * 1000003ULL + (uint64_t)i))
+        if (b->spec[i].role == TESS_BUF_IN && op->fill_input(op, t, i, b->run[i], SEED * 1000003ULL + (uint64_t)i))
             return false;
         memcpy(b->ref[i], b->run[i], b->bytes[i]);
     }
-    return op->reference(t, b->ref) == TESS_OK;
+    return op->reference(op, t, b->ref) == TESS_OK;
 }
 
 /* No buffer written past its ends, no input changed. */
@@ -211,7 +225,7 @@ static void run_and_check(void *so, const tess_op *op, const tess_task *t, const
         int rc = run(b.run);
         CHECK_MSG(rc == 0, "%s: %s", label, error() ? error() : "failed");
         check_buffers(&b, label);
-        double tol = op->tolerance(t), scale = op->verify_scale ? op->verify_scale(t, b.ref) : 1;
+        double tol = op->tolerance(op, t), scale = op->verify_scale ? op->verify_scale(op, t, b.ref) : 1;
         for (int i = 0; i < b.n; i++)
             if (b.spec[i].role == TESS_BUF_OUT) compare_output(&b, i, t, tol, scale, label);
     }
@@ -231,7 +245,7 @@ static bool emit_case(const emu_case *c, tess_task *t, tess_kernel_source *src, 
     snprintf(label, len, "%s %s", key, c->config);
     tess_device dev = tess_test_h200("NVIDIA H200");
     tess_space *sp = NULL;
-    CHECK_OK(op->space(t, &dev, &sp));
+    CHECK_OK(tess_op_space(op, t, &dev, &sp));
     if (!sp) return false;
     tess_config cfg;
     st = tess_config_parse(sp, c->config, &cfg);
@@ -239,7 +253,7 @@ static bool emit_case(const emu_case *c, tess_task *t, tess_kernel_source *src, 
     if (!st) {
         const char *why = tess_space_violation(sp, &cfg);
         CHECK_MSG(!why, "%s: violates %s", label, why);
-        st = why ? TESS_ERR_ARG : op->emit(t, &dev, sp, &cfg, src);
+        st = why ? TESS_ERR_ARG : tess_op_emit(op, t, &dev, sp, &cfg, src);
         CHECK_MSG(st == TESS_OK, "%s: emit: %s", label, tess_errmsg());
     }
     tess_space_destroy(sp);
@@ -264,9 +278,9 @@ static void run_case(int i, const char *dir) {
     char c_path[4096], so_path[4096];
     snprintf(c_path, sizeof c_path, "%s/case%d.c", dir, i);
     snprintf(so_path, sizeof so_path, "%s/case%d.so", dir, i);
-    tess_buffer_spec bs[TESS_MAX_BUFFERS];
+    tess_buffer_spec bs[EMU_MAX_BUFFERS];
     int nb = 0;
-    CHECK_OK(tess_stencils_op(t.op)->buffers(&t, bs, &nb));
+    declared_buffers(tess_stencils_op(t.op), &t, bs, &nb);
     bool written = write_source(c_path, &src, bs, nb);
     CHECK_MSG(written, "%s: cannot write %s", label, c_path);
     void *so = written ? build(c_path, so_path, label) : NULL;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "check.h"
 #include "core/records.h"
+#include "core/op.h"
 #include "core/result.h"
 #include "transfer/builtin.h"
 #include "transfer/warmstart.h"
@@ -114,9 +115,48 @@ static void test_build(void) {
     rmdir(dir);
 }
 
+/* A database written before tasks had named extents (schema version 1)
+ * opens, is upgraded, lists its tasks and warm-starts a new shape. */
+static void test_old_records(void) {
+    char dir[] = "/tmp/tessera-warmstart-XXXXXX", path[256], cmd[1024];
+    if (!mkdtemp(dir)) return;
+    snprintf(path, sizeof path, "%s/records.db", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s/tests/fixtures/records-v1.db' '%s'", TESS_SOURCE_DIR, path);
+    CHECK(system(cmd) == 0);
+    tess_records *db = NULL;
+    CHECK_OK(tess_records_open(path, &db));
+    if (!db) return;
+    tess_record_row best;
+    CHECK_OK(tess_records_best(db, "heat3d:f32:32x32x32", "cpu:AMD EPYC:x86_64:2", &best));
+    CHECK(best.time_ms > 0 && strstr(best.config, "tile_y=") != NULL);
+    CHECK_OK(tess_records_best(db, "sum:f32:100000", "cpu:AMD EPYC:x86_64:2", &best));
+    /* the same task as the old key names it, made from today's operator */
+    const tess_op *heat = tess_op_find("heat3d");
+    tess_task t;
+    CHECK_OK(tess_op_make_task(heat, TESS_F32, TESS_F32, TESS_F32, (const int64_t[]){32, 32, 40}, 3, NULL, &t));
+    tess_device dev = {.backend = "cpu", .name = "AMD EPYC", .arch = "x86_64", .units = 2};
+    char dev_key[TESS_KEY_MAX];
+    CHECK_OK(tess_device_key(&dev, dev_key, sizeof dev_key));
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(heat, &t, &dev, &s));
+    tess_task_profile p;
+    tess_task_profile_init(&p, &t, heat, &dev, dev_key);
+    tess_warm_start w;
+    CHECK_OK(tess_warm_start_build(db, &p, s, 4, 3, &w));
+    CHECK_MSG(w.nsources >= 1 && strcmp(w.sources[0].task_key, "heat3d:f32:32x32x32") == 0, "%d sources: %s",
+              w.nsources, w.nsources ? w.sources[0].task_key : "");
+    CHECK(w.n >= 1);
+    tess_warm_start_free(&w);
+    tess_space_destroy(s);
+    tess_records_close(db);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 int main(void) {
     CHECK_OK(tess_register_builtin());
     test_map();
     test_build();
+    test_old_records();
     return check_finish("test_warmstart");
 }
