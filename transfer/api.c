@@ -268,7 +268,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
         return tess_error(TESS_ERR_NOMEM, "seeds");
     }
     tess_space_default(ev->space, &seeds[0]);
-    memcpy(seeds + 1, warm.configs, (size_t)warm.n * sizeof *seeds);
+    if (warm.n) memcpy(seeds + 1, warm.configs, (size_t)warm.n * sizeof *seeds);   /* NULL without a warm start */
     recorder rec = {.db = ctx->db, .space = ev->space, .run_id = run_id, .strategy = strategy_name,
                     .seeds = seeds, .nseeds = warm.n + 1,
                     .opt = &opt, .report = report, .budget = opt.budget, .best_ms = INFINITY,
