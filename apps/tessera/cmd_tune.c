@@ -320,6 +320,7 @@ int cmd_record(int argc, char **argv) {
     int rc = parse_args("record", argc, argv, &a, record_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (!a.output) return cli_usage_error("record", "missing --output FILE.jsonl");
+    if (a.json) return cli_usage_error("record", "--json belongs to tessera tune");
     if (!a.json && isatty(2)) a.opt.progress = progress;
     tess_context *ctx;
     tess_status st = tess_open(&ctx, a.t.db);
