@@ -89,14 +89,16 @@ typedef struct tess_backend_ops {
      * fill metrics->power_w from readings taken while timing. */
     tess_status (*time)(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                         int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
-    /* Measures copy bandwidth (GB/s, bytes read + written) and FMA rate. */
-    tess_status (*calibrate)(void *ctx, double *gbps, double *gflops);
+    /* Measures every ceiling of the device (device.h): rates[k] for
+     * tess_ceiling_kind k in GB/s or GFLOP/s, 0 for a unit it does not have. */
+    tess_status (*calibrate)(void *ctx, double *rates);
     /* Optional: compares n elements of an output with a reference, both in
      * the backend's memory, by the test of tess_problem_verify. counts[0]:
      * unwritten elements (NaN where the reference is not), counts[1]: the
      * first one's index; counts[2], counts[3]: the same for wrong elements
      * (INT64_MAX when there is none). TESS_ERR_ARG for a dtype it cannot
-     * compare: the caller then compares on the host. */
+     * compare (cuda: other than f32, f64, bf16, f16): the caller then
+     * compares on the host. */
     tess_status (*compare)(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                            double tol, double scale, int64_t counts[4]);
     /* Optional: sets scalar argument `index` of a loaded module (value has

@@ -57,6 +57,41 @@ static const char *compiler_version(void) {
     return version;
 }
 
+/* A number read from a sysfs file, with a K or M suffix for sizes; -1 when
+ * the file is missing or does not start with a number. */
+static long long sysfs_number(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    long long v = -1;
+    char unit = 0;
+    int n = fscanf(f, "%lld%c", &v, &unit);
+    fclose(f);
+    if (n < 1) return -1;
+    return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+}
+
+/* Bytes of every cache of level 2 and up, each instance counted once (by
+ * the first CPU that shares it): what can keep a kernel's data between
+ * calls. glibc's sysconf reports one instance of the last level only, and
+ * under some hypervisors not even that. 0 when sysfs does not say. */
+static int64_t cache_bytes(int ncpus) {
+    int64_t total = 0;
+    char path[128];
+    for (int cpu = 0; cpu < ncpus; cpu++)
+        for (int index = 0;; index++) {
+            const char *dir = "/sys/devices/system/cpu/cpu%d/cache/index%d/%s";
+            snprintf(path, sizeof path, dir, cpu, index, "level");
+            long long level = sysfs_number(path);
+            if (level < 0) break;
+            snprintf(path, sizeof path, dir, cpu, index, "shared_cpu_list");
+            long long first = sysfs_number(path);
+            snprintf(path, sizeof path, dir, cpu, index, "size");
+            long long size = sysfs_number(path);
+            if (level >= 2 && first == cpu && size > 0) total += size;
+        }
+    return total;
+}
+
 static tess_status cpu_probe(tess_device *dev) {
     memset(dev, 0, sizeof *dev);
     strcpy(dev->backend, "cpu");
@@ -81,7 +116,8 @@ static tess_status cpu_probe(tess_device *dev) {
     dev->units = (int)sysconf(_SC_NPROCESSORS_ONLN);
     long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
     if (llc <= 0) llc = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    dev->l2_bytes = llc > 0 ? llc : 0;
+    dev->l2_bytes = cache_bytes(dev->units);
+    if (dev->l2_bytes <= 0) dev->l2_bytes = llc > 0 ? llc : 0;
     dev->mem_bytes = (int64_t)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
     return TESS_OK;
 }
@@ -259,7 +295,14 @@ static tess_status cpu_time(void *ctx, void *module, void *const *const *sets, i
 }
 
 /* Calibration kernels, compiled like any candidate so they get the same
- * compiler and flags: a STREAM-like copy and independent FMA chains. */
+ * compiler and flags: a STREAM-like copy, a sum that only reads, and
+ * independent FMA chains in fp32 and fp64 (enough of them in flight to
+ * cover the FMA units' latency with 512-bit vectors). The FMA chains run on
+ * one thread, and the rate is that times the logical CPUs: threads that
+ * must all meet at the end of a parallel region measure the host's load
+ * as much as its cores (on a busy host, every sample waited for a
+ * descheduled thread), and a ceiling must not read below what the cores can
+ * do. Where two threads share a core that is twice its rate. */
 static const char calibrate_source[] =
     "#include <stddef.h>\n"
     "void tess_copy(void *const *b) {\n"
@@ -269,29 +312,72 @@ static const char calibrate_source[] =
     "    #pragma omp parallel for simd schedule(static)\n"
     "    for (size_t i = 0; i < n; i++) dst[i] = src[i];\n"
     "}\n"
-    "void tess_fma(void *const *b) {\n"
-    "    double *out = b[1];\n"
-    "    size_t iters = *(const size_t *)b[2];\n"
-    "    #pragma omp parallel\n"
+    "void tess_read(void *const *b) {\n"
+    "    const double *restrict src = b[0];\n"
+    "    size_t blocks = *(const size_t *)b[2] / 64;\n"
+    "    double total = 0;\n"
+    "    #pragma omp parallel reduction(+ : total)\n"
     "    {\n"
-    "        float acc[64];\n"
-    "        for (int j = 0; j < 64; j++) acc[j] = 1.0f + 1e-3f * j;\n"
-    "        for (size_t i = 0; i < iters; i++)\n"
+    "        double acc[64] = {0};\n"
+    "        #pragma omp for schedule(static)\n"
+    "        for (size_t k = 0; k < blocks; k++)\n"
     "            #pragma omp simd\n"
-    "            for (int j = 0; j < 64; j++) acc[j] = acc[j] * 0.999999f + 1e-7f;\n"
-    "        float s = 0;\n"
-    "        for (int j = 0; j < 64; j++) s += acc[j];\n"
-    "        #pragma omp atomic\n"
-    "        out[0] += s;\n"
+    "            for (int j = 0; j < 64; j++) acc[j] += src[64 * k + j];\n"
+    "        for (int j = 0; j < 64; j++) total += acc[j];\n"
     "    }\n"
-    "}\n";
+    "    *(double *)b[1] = total;\n"
+    "}\n"
+    "#define FMA_CHAINS(NAME, T, LANES)                                      \\\n"
+    "    void NAME(void *const *b) {                                         \\\n"
+    "        double *out = b[1];                                             \\\n"
+    "        size_t iters = *(const size_t *)b[2];                           \\\n"
+    "        T acc[LANES];                                                   \\\n"
+    "        for (int j = 0; j < LANES; j++) acc[j] = (T)1 + (T)1e-3 * j;    \\\n"
+    "        for (size_t i = 0; i < iters; i++)                              \\\n"
+    "            _Pragma(\"omp simd\")                                        \\\n"
+    "            for (int j = 0; j < LANES; j++)                             \\\n"
+    "                acc[j] = acc[j] * (T)0.999999 + (T)1e-7;                \\\n"
+    "        T s = 0;                                                        \\\n"
+    "        for (int j = 0; j < LANES; j++) s += acc[j];                    \\\n"
+    "        out[0] += s;                                                    \\\n"
+    "    }\n"
+    "FMA_CHAINS(tess_fma, float, 128)\n"
+    "FMA_CHAINS(tess_fma_f64, double, 64)\n";
+
+#define CPU_CALIBRATE_REPS 15
+/* FMA samples of about 0.1 ms on one core: on a shared host some of many
+ * short samples run undisturbed. */
+#define CPU_FMA_ITERS 50000
+#define CPU_FMA_REPS 61
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static tess_status cpu_calibrate(void *ctx, double *gbps, double *gflops) {
+/* Loads one entry of the calibration binary and times it: the fastest of
+ * reps runs after `warm` untimed ones. A ceiling is the best the device
+ * does, and on a shared host the fastest run is the least disturbed. */
+static tess_status time_entry(void *ctx, const tess_blob *bin, const char *entry, void **bufs, int warm,
+                              int reps, double *ms) {
+    tess_kernel_source src = {.nlaunches = 1};
+    snprintf(src.launch[0].entry, sizeof src.launch[0].entry, "%s", entry);
+    void *module = NULL;
+    tess_status st = cpu_load(ctx, bin, &src, &module, NULL);
+    if (st) return st;
+    double t[CPU_FMA_REPS];
+    void *const *const sets[] = {bufs};
+    if (warm) st = cpu_time(ctx, module, sets, 1, 3, warm, 1, t, NULL);
+    if (!st) st = cpu_time(ctx, module, sets, 1, 3, reps, 1, t, NULL);
+    if (!st) {
+        qsort(t, (size_t)reps, sizeof *t, cmp_double);
+        *ms = t[0];
+    }
+    cpu_unload(ctx, module);
+    return st;
+}
+
+static tess_status cpu_calibrate(void *ctx, double *rates) {
     tess_device dev;
     cpu_probe(&dev);
     tess_kernel_source src = {.code = (char *)calibrate_source, .nlaunches = 1};
@@ -300,40 +386,36 @@ static tess_status cpu_calibrate(void *ctx, double *gbps, double *gflops) {
     tess_status st = cpu_compile(&dev, &src, &bin, &log);
     free(log);
     if (st) return tess_error_context(st, "compiling the calibration kernels");
-    /* Copy: arrays well beyond the last-level cache. */
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) rates[k] = 0;   /* no tensor cores */
+    /* Memory: arrays well beyond the caches, a multiple of 64 elements. */
     size_t n = (size_t)(dev.l2_bytes > 0 ? dev.l2_bytes : 32 << 20) * 4 / sizeof(double);
     if (n < (64u << 20) / sizeof(double)) n = (64u << 20) / sizeof(double);
-    double *a = NULL, *b = NULL;
-    void *module = NULL;
+    n = n / 64 * 64;
+    double *a = NULL, *b = NULL, out = 0, ms = 0;
     st = cpu_alloc(ctx, n * sizeof(double), (void **)&a);
     if (!st) st = cpu_alloc(ctx, n * sizeof(double), (void **)&b);
     if (!st) {
-        strcpy(src.launch[0].entry, "tess_copy");
-        st = cpu_load(ctx, &bin, &src, &module, NULL);
-    }
-    if (!st) {
         for (size_t i = 0; i < n; i++) a[i] = (double)i, b[i] = 0;   /* touch every page */
         void *bufs[3] = {a, b, &n};
-        double t[15];
-        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 2, 1, t, NULL);   /* warm-up */
-        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 15, 1, t, NULL);
-        qsort(t, 15, sizeof *t, cmp_double);
-        *gbps = 2.0 * (double)n * sizeof(double) / (t[7] * 1e-3) / 1e9;
-        cpu_unload(ctx, module);
-        module = NULL;
-        strcpy(src.launch[0].entry, "tess_fma");
-        st = cpu_load(ctx, &bin, &src, &module, NULL);
+        st = time_entry(ctx, &bin, "tess_copy", bufs, 2, CPU_CALIBRATE_REPS, &ms);
+        if (!st) rates[TESS_CEILING_COPY] = 2.0 * (double)n * sizeof(double) / (ms * 1e-3) / 1e9;
     }
     if (!st) {
-        size_t iters = 2000000;
-        double out = 0;
+        void *bufs[3] = {a, &out, &n};
+        st = time_entry(ctx, &bin, "tess_read", bufs, 2, CPU_CALIBRATE_REPS, &ms);
+        if (!st) rates[TESS_CEILING_READ] = (double)n * sizeof(double) / (ms * 1e-3) / 1e9;
+    }
+    const struct {
+        const char *entry;
+        tess_ceiling_kind ceiling;
+        int lanes;                  /* must match the kernel */
+    } fma[] = {{"tess_fma", TESS_CEILING_FMA_F32, 128}, {"tess_fma_f64", TESS_CEILING_FMA_F64, 64}};
+    for (int f = 0; f < 2 && !st; f++) {
+        size_t iters = CPU_FMA_ITERS;
         void *bufs[3] = {a, &out, &iters};
-        double t[5];
-        cpu_time(ctx, module, (void *const *const[]){bufs}, 1, 3, 5, 1, t, NULL);
-        qsort(t, 5, sizeof *t, cmp_double);
-        double flops = 2.0 * 64.0 * (double)iters * omp_get_max_threads();
-        *gflops = flops / (t[0] * 1e-3) / 1e9;
-        cpu_unload(ctx, module);
+        st = time_entry(ctx, &bin, fma[f].entry, bufs, 1, CPU_FMA_REPS, &ms);
+        double flops = 2.0 * fma[f].lanes * (double)iters * omp_get_max_threads();
+        if (!st) rates[fma[f].ceiling] = flops / (ms * 1e-3) / 1e9;
     }
     cpu_release(ctx, a);
     cpu_release(ctx, b);

@@ -26,13 +26,13 @@ typedef struct tess_evaluator_ops {
      * when the evaluator itself broke (then some results may be missing). */
     tess_status (*evaluate)(tess_evaluator *ev, const tess_config *configs, int n,
                             tess_result_fn on_result, void *user);
-    /* Frees impl; tess_evaluator_destroy then frees the space and ev. */
+    /* Frees impl; tess_evaluator_destroy then frees ev. */
     void (*destroy)(tess_evaluator *ev);
 } tess_evaluator_ops;
 
 struct tess_evaluator {
     const tess_evaluator_ops *ops;
-    tess_space *space;          /* owned by the evaluator */
+    const tess_space *space;    /* borrowed from the creator, who keeps it alive longer */
     tess_task task;
     tess_device device;
     const tess_op *op;          /* NULL for replayed spaces */
@@ -56,7 +56,10 @@ typedef struct tess_hw_options {
 
 tess_hw_options tess_hw_options_default(void);
 
-tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t,
+/* An evaluator of op's configs in `space` (borrowed: built by tess_op_space for
+ * this task and device, pinned as the caller wishes; it must outlive the
+ * evaluator). */
+tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_space *space,
                                      const tess_backend_ops *be, const tess_device *dev,
                                      const tess_hw_options *o, tess_evaluator **out);
 void tess_evaluator_destroy(tess_evaluator *ev);

@@ -1,7 +1,8 @@
 /*
  * evaluator_hw.c - the hardware evaluator: emit, compile in a process pool,
  * run, verify and time in an isolated runner, and turn every outcome into a
- * result.
+ * result. A time below the floor the device's ceilings allow for the task
+ * (roofline.h) is not credible: the result is invalid, never a best.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include "compile_pool.h"
 #include "error.h"
 #include "evaluator.h"
+#include "roofline.h"
 #include "runner.h"
 
 typedef struct hw_impl {
@@ -44,6 +46,10 @@ static void finish(tess_evaluator *ev, hw_impl *h, const tess_blob *bin, const t
         tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
         return;
     }
+    char why[sizeof res->message];
+    if (res->status == TESS_RESULT_OK &&
+        !tess_time_credible(ev->op, &ev->task, &ev->device, res->time_ms, why, sizeof why))
+        tess_result_fail(res, TESS_RESULT_INVALID, "%s", why);
     if (res->status == TESS_RESULT_OK) {
         if (h->typical_ms <= 0) h->typical_ms = res->time_ms;
         if (h->best_ms <= 0 || res->time_ms < h->best_ms) h->best_ms = res->time_ms;
@@ -159,9 +165,9 @@ tess_status tess_evaluator_hw_profile(const tess_evaluator *ev, tess_hw_profile 
     return TESS_OK;
 }
 
-tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_backend_ops *be,
-                                     const tess_device *dev, const tess_hw_options *o,
-                                     tess_evaluator **out) {
+tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, const tess_space *space,
+                                     const tess_backend_ops *be, const tess_device *dev,
+                                     const tess_hw_options *o, tess_evaluator **out) {
     if (!tess_op_supports_backend(op, be->name))
         return tess_error(TESS_ERR_ARG, "operator %s has no code generator for the %s backend", op->name,
                           be->name);
@@ -174,6 +180,7 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
         return tess_error(TESS_ERR_NOMEM, "evaluator");
     }
     ev->ops = &hw_ops;
+    ev->space = space;
     ev->task = *t;
     ev->device = *dev;
     ev->op = op;
@@ -181,13 +188,9 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
     ev->impl = h;
     h->be = be;
     h->opt = o ? *o : tess_hw_options_default();
-    /* The space may keep a pointer to the task: ev->task lives as long as it. */
-    st = tess_op_space(op, &ev->task, dev, &ev->space);
-    if (!st) {
-        tess_runner_options ro = {.min_time_s = h->opt.min_time_s, .min_reps = 5,
-                                  .max_reps = h->opt.max_reps, .seed = h->opt.seed};
-        st = tess_runner_create(op, &ev->task, be, dev, &ro, &h->runner);
-    }
+    tess_runner_options ro = {.min_time_s = h->opt.min_time_s, .min_reps = 5,
+                              .max_reps = h->opt.max_reps, .seed = h->opt.seed};
+    st = tess_runner_create(op, &ev->task, be, dev, &ro, &h->runner);
     if (st) {
         tess_evaluator_destroy(ev);
         return st;
@@ -199,6 +202,5 @@ tess_status tess_evaluator_create_hw(const tess_op *op, const tess_task *t, cons
 void tess_evaluator_destroy(tess_evaluator *ev) {
     if (!ev) return;
     if (ev->ops && ev->ops->destroy) ev->ops->destroy(ev);
-    tess_space_destroy(ev->space);
     free(ev);
 }

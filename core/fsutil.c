@@ -76,3 +76,28 @@ tess_status tess_write_file_atomic(const char *path, const void *data, size_t si
     }
     return TESS_OK;
 }
+
+tess_status tess_output_check(const char *path) {
+    if (!path || !*path) return tess_error(TESS_ERR_IO, "no output path");
+    struct stat info;
+    if (stat(path, &info) == 0) {
+        if (S_ISDIR(info.st_mode)) return tess_error(TESS_ERR_IO, "cannot write %s: it is a directory", path);
+        if (!S_ISREG(info.st_mode)) return tess_error(TESS_ERR_IO, "cannot write %s: not a regular file", path);
+        if (access(path, W_OK) != 0) return tess_error(TESS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+        return TESS_OK;
+    }
+    if (errno != ENOENT) return tess_error(TESS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    /* a new file: its directory must exist and take new files */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    if (stat(dir, &info) != 0)
+        return tess_error(TESS_ERR_IO, "cannot write %s: directory %s %s", path, dir,
+                          errno == ENOENT ? "does not exist" : strerror(errno));
+    if (!S_ISDIR(info.st_mode)) return tess_error(TESS_ERR_IO, "cannot write %s: %s is not a directory", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return tess_error(TESS_ERR_IO, "cannot write %s: directory %s is not writable (%s)", path, dir, strerror(errno));
+    return TESS_OK;
+}

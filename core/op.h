@@ -53,6 +53,10 @@ typedef struct tess_buffer_spec {
     /* Outputs: accepted error |out - ref| <= tolerance * (scale + |ref|);
      * 0: the operator's tolerance for the task. */
     double tolerance;
+    /* What a multi-step run needs (left zero by operators without time levels): */
+    char advances[TESS_BUFFER_NAME_MAX];  /* an output: the input it is the next time level of ("" if none) */
+    int rank;          /* the buffer spans the task's last `rank` axes (0: all of them) */
+    double lo, hi;     /* an input: the range fill_input draws from (both 0: [-1, 1]) */
 } tess_buffer_spec;
 
 /* The buffers of a task, as many as the operator needs. */
@@ -211,6 +215,10 @@ struct tess_op {
      * acceptable, else false with res failed and its message set. */
     bool (*verify)(const tess_op *op, const tess_task *t, int b, const void *got, const void *want,
                    tess_result *res);
+    /* Optional: the compute unit whose rate bounds the flops (the tensor
+     * cores of a dtype for GEMM and attention); NULL: the FMA rate of the
+     * dtype (tess_op_compute_unit). */
+    tess_ceiling_kind (*compute_unit)(const tess_op *op, const tess_task *t);
 };
 
 /* Registry (by name, as PETSc registers solver types). Refuses operators
@@ -219,6 +227,12 @@ tess_status tess_op_register(const tess_op *op);
 /* TESS_OK when every required slot is set, else TESS_ERR_ARG naming the first missing one. */
 tess_status tess_op_check_complete(const tess_op *op);
 const tess_op *tess_op_find(const char *name);
+/* An operator that could not be registered: its name ("" when the failure
+ * concerns no single name, as a missing directory of them), status and
+ * message, kept so that using it later says why (op_failures.c). */
+void tess_op_register_failure(const char *name, tess_status st, const char *message);
+/* The failure kept for name (NULL: the first of any), with its message; TESS_OK if none. */
+tess_status tess_op_failure(const char *name);
 int tess_op_count(void);
 const tess_op *tess_op_at(int i);
 /* The operator's half for a backend, or NULL. */

@@ -23,7 +23,7 @@
 #include "records.h"
 #include "records_internal.h"
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 #define APPLICATION "tessera"
 #define BUSY_TIMEOUT_MS 15000
 
@@ -38,8 +38,14 @@ static const char schema_sql[] =
     "  smem_per_block INTEGER, smem_per_block_optin INTEGER, smem_per_sm INTEGER,"
     "  regs_per_block INTEGER, regs_per_sm INTEGER,"
     "  max_threads_per_block INTEGER, max_threads_per_sm INTEGER, warp_size INTEGER,"
-    "  ceiling_gbps REAL NOT NULL DEFAULT 0, ceiling_gflops REAL NOT NULL DEFAULT 0,"
-    "  calibrated_at TEXT);"
+    /* The ceilings of device.h, each with the time it was measured (NULL: never). */
+    "  copy_gbps REAL NOT NULL DEFAULT 0, copy_gbps_at TEXT,"
+    "  read_gbps REAL NOT NULL DEFAULT 0, read_gbps_at TEXT,"
+    "  fma_f32_gflops REAL NOT NULL DEFAULT 0, fma_f32_gflops_at TEXT,"
+    "  fma_f64_gflops REAL NOT NULL DEFAULT 0, fma_f64_gflops_at TEXT,"
+    "  mma_bf16_gflops REAL NOT NULL DEFAULT 0, mma_bf16_gflops_at TEXT,"
+    "  mma_f16_gflops REAL NOT NULL DEFAULT 0, mma_f16_gflops_at TEXT,"
+    "  mma_fp8_gflops REAL NOT NULL DEFAULT 0, mma_fp8_gflops_at TEXT);"
     "CREATE TABLE IF NOT EXISTS tasks ("
     "  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, op TEXT NOT NULL,"
     "  dtype TEXT NOT NULL, shape TEXT NOT NULL, family TEXT,"
@@ -385,7 +391,8 @@ static tess_status check_identity(tess_records *r, bool *fresh, int *version) {
 }
 
 /* Schema upgrades, in order: migrations[i] takes version i + 1 to i + 2.
- * Each only adds, so a database upgraded here still means what it meant. */
+ * Each keeps what was stored, so a database upgraded here still means what
+ * it meant. */
 static const char *const migrations[] = {
     /* 2: tasks gain the names of their extents and their attributes. Every
      * task of version 1 is a stencil or a reduction over a grid whose extents
@@ -394,6 +401,27 @@ static const char *const migrations[] = {
     "ALTER TABLE tasks ADD COLUMN attrs TEXT NOT NULL DEFAULT '';"
     "UPDATE tasks SET extents = CASE length(shape) - length(replace(shape, 'x', ''))"
     "  WHEN 0 THEN 'x' WHEN 1 THEN 'y,x' ELSE 'z,y,x' END;",
+    /* 3: ceilings per unit, each with its own calibration time. The two of
+     * version 2 were the copy bandwidth and the fp32 FMA rate (both backends
+     * measured fp32) of the calibration at calibrated_at; the new ones are
+     * not measured yet. */
+    "ALTER TABLE devices RENAME COLUMN ceiling_gbps TO copy_gbps;"
+    "ALTER TABLE devices RENAME COLUMN ceiling_gflops TO fma_f32_gflops;"
+    "ALTER TABLE devices ADD COLUMN copy_gbps_at TEXT;"
+    "ALTER TABLE devices ADD COLUMN fma_f32_gflops_at TEXT;"
+    "UPDATE devices SET copy_gbps_at = CASE WHEN copy_gbps > 0 THEN calibrated_at END,"
+    "  fma_f32_gflops_at = CASE WHEN fma_f32_gflops > 0 THEN calibrated_at END;"
+    "ALTER TABLE devices DROP COLUMN calibrated_at;"
+    "ALTER TABLE devices ADD COLUMN read_gbps REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE devices ADD COLUMN read_gbps_at TEXT;"
+    "ALTER TABLE devices ADD COLUMN fma_f64_gflops REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE devices ADD COLUMN fma_f64_gflops_at TEXT;"
+    "ALTER TABLE devices ADD COLUMN mma_bf16_gflops REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE devices ADD COLUMN mma_bf16_gflops_at TEXT;"
+    "ALTER TABLE devices ADD COLUMN mma_f16_gflops REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE devices ADD COLUMN mma_f16_gflops_at TEXT;"
+    "ALTER TABLE devices ADD COLUMN mma_fp8_gflops REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE devices ADD COLUMN mma_fp8_gflops_at TEXT;",
 };
 
 /* Brings a database of an older schema version up to SCHEMA_VERSION in one
@@ -456,6 +484,30 @@ static tess_status create_schema(tess_records *r) {
     return tess_records_commit(r);
 }
 
+/* The ceilings' columns in a statement: their names (value, then time),
+ * their parameters, or the upsert that keeps a stored ceiling unless the
+ * device brings one with a calibration time. NULL when out of memory. */
+typedef enum ceiling_sql_part { CEILING_NAMES, CEILING_PARAMS, CEILING_UPSERT, CEILING_SET } ceiling_sql_part;
+
+static char *ceiling_sql(ceiling_sql_part part) {
+    sqlite3_str *s = sqlite3_str_new(NULL);
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        const char *n = tess_ceiling_name((tess_ceiling_kind)k);
+        if (k) sqlite3_str_appendall(s, ", ");
+        switch (part) {
+        case CEILING_NAMES: sqlite3_str_appendf(s, "%s, %s_at", n, n); break;
+        case CEILING_PARAMS: sqlite3_str_appendall(s, "?, ?"); break;
+        case CEILING_SET: sqlite3_str_appendf(s, "%s = ?, %s_at = ?", n, n); break;
+        case CEILING_UPSERT:
+            sqlite3_str_appendf(s, "%s = CASE WHEN excluded.%s_at IS NULL THEN devices.%s ELSE excluded.%s END",
+                                n, n, n, n);
+            sqlite3_str_appendf(s, ", %s_at = coalesce(excluded.%s_at, devices.%s_at)", n, n, n);
+            break;
+        }
+    }
+    return sqlite3_str_finish(s);
+}
+
 static tess_status prepare_statements(tess_records *r) {
     const tess_column *dc = tess_device_columns, *rc = tess_result_columns;
     const int dn = tess_device_ncolumns, rn = tess_result_ncolumns;
@@ -468,7 +520,10 @@ static tess_status prepare_statements(tess_records *r) {
     char *row_select = sqlite3_mprintf(
         "SELECT r.id, t.key, t.family, d.key, r.config, %s FROM results r"
         " JOIN tasks t ON t.id = r.task_id JOIN devices d ON d.id = r.device_id", res_select);
-    char *parts[] = {dev_names, dev_params, dev_update, res_names, res_params, res_select, row_select};
+    char *ceil_names = ceiling_sql(CEILING_NAMES), *ceil_params = ceiling_sql(CEILING_PARAMS);
+    char *ceil_upsert = ceiling_sql(CEILING_UPSERT), *ceil_set = ceiling_sql(CEILING_SET);
+    char *parts[] = {dev_names, dev_params, dev_update, res_names, res_params, res_select, row_select,
+                     ceil_names, ceil_params, ceil_upsert, ceil_set};
     const int nparts = sizeof parts / sizeof parts[0];
     tess_status st = TESS_OK;
     for (int i = 0; i < nparts; i++)
@@ -479,19 +534,11 @@ static tess_status prepare_statements(tess_records *r) {
     }
     char *sql[ST_COUNT] = {
         [ST_UPSERT_DEVICE] = sqlite3_mprintf(
-            "INSERT INTO devices(key, %s, ceiling_gbps, ceiling_gflops, calibrated_at)"
-            " VALUES(?, %s, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET %s,"
-            " ceiling_gbps = CASE WHEN excluded.ceiling_gbps > 0"
-            "   THEN excluded.ceiling_gbps ELSE devices.ceiling_gbps END,"
-            " ceiling_gflops = CASE WHEN excluded.ceiling_gflops > 0"
-            "   THEN excluded.ceiling_gflops ELSE devices.ceiling_gflops END,"
-            " calibrated_at = coalesce(excluded.calibrated_at, devices.calibrated_at)",
-            dev_names, dev_params, dev_update),
+            "INSERT INTO devices(key, %s, %s) VALUES(?, %s, %s) ON CONFLICT(key) DO UPDATE SET %s, %s",
+            dev_names, ceil_names, dev_params, ceil_params, dev_update, ceil_upsert),
         [ST_DEVICE_BY_KEY] = sqlite3_mprintf(
-            "SELECT id, ceiling_gbps, ceiling_gflops, %s FROM devices WHERE key = ?1", dev_names),
-        [ST_SET_CEILINGS] = sqlite3_mprintf(
-            "UPDATE devices SET ceiling_gbps = ?2, ceiling_gflops = ?3, calibrated_at = ?4"
-            " WHERE key = ?1"),
+            "SELECT id, %s, %s FROM devices WHERE key = ?", ceil_names, dev_names),
+        [ST_SET_CEILINGS] = sqlite3_mprintf("UPDATE devices SET %s WHERE key = ?", ceil_set),
         [ST_UPSERT_TASK] = sqlite3_mprintf(
             "INSERT INTO tasks(key, op, dtype, shape, family, extents, attrs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
             " ON CONFLICT(key) DO UPDATE SET family = coalesce(excluded.family, tasks.family)"),
@@ -677,7 +724,20 @@ void tess_records_rollback(tess_records *r) {
 
 /* ---- devices and tasks ---------------------------------------------------- */
 
-static double ceiling_or_zero(double v) { return isfinite(v) && v > 0 ? v : 0; }
+/* Binds the ceilings to parameters first, first + 1, ... (value, time). */
+static void bind_ceilings(sqlite3_stmt *s, int first, const tess_ceiling *c) {
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        sqlite3_bind_double(s, first + 2 * k, isfinite(c[k].value) && c[k].value > 0 ? c[k].value : 0);
+        bind_text(s, first + 2 * k + 1, c[k].calibrated_at[0] ? c[k].calibrated_at : NULL);
+    }
+}
+
+static void read_ceilings(sqlite3_stmt *s, int first, tess_ceiling *c) {
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        c[k].value = sqlite3_column_double(s, first + 2 * k);
+        column_text(s, first + 2 * k + 1, c[k].calibrated_at, sizeof c[k].calibrated_at);
+    }
+}
 
 tess_status tess_records_find_device(tess_records *r, const char *key, tess_device *d,
                                      int64_t *device_id, bool *found) {
@@ -689,27 +749,21 @@ tess_status tess_records_find_device(tess_records *r, const char *key, tess_devi
     if (*found && device_id) *device_id = sqlite3_column_int64(s, 0);
     if (*found && d) {
         memset(d, 0, sizeof *d);
-        d->ceiling_gbps = sqlite3_column_double(s, 1);
-        d->ceiling_gflops = sqlite3_column_double(s, 2);
-        read_columns(s, 3, tess_device_columns, tess_device_ncolumns, d);
+        read_ceilings(s, 1, d->ceiling);
+        read_columns(s, 1 + 2 * TESS_CEILING_COUNT, tess_device_columns, tess_device_ncolumns, d);
     }
     sqlite3_reset(s);
     return st;
 }
 
 tess_status tess_records_put_device(tess_records *r, const tess_device *d, int64_t *device_id) {
-    char key[TESS_KEY_MAX], now[32];
+    char key[TESS_KEY_MAX];
     tess_status st = tess_device_key(d, key, sizeof key);
     if (st) return st;
-    double gbps = ceiling_or_zero(d->ceiling_gbps), gflops = ceiling_or_zero(d->ceiling_gflops);
-    iso_now(now, sizeof now);
     sqlite3_stmt *s = use(r, ST_UPSERT_DEVICE);
     bind_text(s, 1, key);
     bind_columns(s, 2, tess_device_columns, tess_device_ncolumns, d);
-    int at = 2 + tess_device_ncolumns;
-    sqlite3_bind_double(s, at, gbps);
-    sqlite3_bind_double(s, at + 1, gflops);
-    bind_text(s, at + 2, gbps > 0 || gflops > 0 ? now : NULL);
+    bind_ceilings(s, 2 + tess_device_ncolumns, d->ceiling);
     st = step_done(r, s, "storing a device");
     if (st || !device_id) return st;
     bool found;
@@ -725,33 +779,40 @@ tess_status tess_records_load_ceilings(tess_records *r, tess_device *d) {
     tess_status st = tess_device_key(d, key, sizeof key);
     if (!st) st = tess_records_find_device(r, key, &stored, NULL, &found);
     if (st || !found) return st;
-    if (stored.ceiling_gbps > 0) d->ceiling_gbps = stored.ceiling_gbps;
-    if (stored.ceiling_gflops > 0) d->ceiling_gflops = stored.ceiling_gflops;
+    for (int k = 0; k < TESS_CEILING_COUNT; k++)
+        if (tess_ceiling_measured(&stored.ceiling[k])) d->ceiling[k] = stored.ceiling[k];
     return TESS_OK;
 }
 
-tess_status tess_records_set_ceilings(tess_records *r, const tess_device *d, double gbps,
-                                      double gflops) {
-    if (!(gbps >= 0 && gflops >= 0 && isfinite(gbps) && isfinite(gflops)))
-        return tess_error(TESS_ERR_ARG, "ceilings must be finite and >= 0 (got %g GB/s, %g GFLOP/s)",
-                          gbps, gflops);
+tess_status tess_records_set_ceilings(tess_records *r, tess_device *d, const double rates[TESS_CEILING_COUNT]) {
+    for (int k = 0; k < TESS_CEILING_COUNT; k++)
+        if (!(rates[k] >= 0 && isfinite(rates[k])))
+            return tess_error(TESS_ERR_ARG, "ceiling %s must be finite and >= 0 (got %g)",
+                              tess_ceiling_name((tess_ceiling_kind)k), rates[k]);
     char key[TESS_KEY_MAX], now[32];
     tess_status st = tess_device_key(d, key, sizeof key);
     if (st) return st;
     iso_now(now, sizeof now);
+    tess_ceiling measured[TESS_CEILING_COUNT];
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        measured[k].value = rates[k];
+        snprintf(measured[k].calibrated_at, sizeof measured[k].calibrated_at, "%s", now);
+    }
     st = tess_records_begin(r);
     if (st) return st;
     st = tess_records_put_device(r, d, NULL);   /* creates the device when missing */
     if (!st) {
         sqlite3_stmt *s = use(r, ST_SET_CEILINGS);
-        bind_text(s, 1, key);
-        sqlite3_bind_double(s, 2, gbps);
-        sqlite3_bind_double(s, 3, gflops);
-        bind_text(s, 4, now);
+        bind_ceilings(s, 1, measured);
+        bind_text(s, 1 + 2 * TESS_CEILING_COUNT, key);
         st = step_done(r, s, "storing ceilings");
     }
-    if (!st) return tess_records_commit(r);
-    tess_records_rollback(r);
+    if (st) {
+        tess_records_rollback(r);
+        return st;
+    }
+    st = tess_records_commit(r);
+    if (!st) memcpy(d->ceiling, measured, sizeof measured);
     return st;
 }
 

@@ -42,13 +42,16 @@ bool tess_records_readonly(const tess_records *r);
 void tess_records_close(tess_records *r);
 const char *tess_records_path(const tess_records *r);
 
-/* Inserts or updates a device by key; calibrated ceilings already stored
- * are kept when d's are 0. */
+/* Inserts or updates a device by key; a ceiling of d without a calibration
+ * time keeps the one stored. */
 tess_status tess_records_put_device(tess_records *r, const tess_device *d, int64_t *device_id);
-/* Fills d's ceilings from the database (left unchanged when none stored). */
+/* Fills d's ceilings from the database where one is stored measured. */
 tess_status tess_records_load_ceilings(tess_records *r, tess_device *d);
-tess_status tess_records_set_ceilings(tess_records *r, const tess_device *d,
-                                      double gbps, double gflops);
+/* Stores a calibration: every ceiling of d, indexed by tess_ceiling_kind
+ * (0 where the unit is not present), measured now; d's ceilings become
+ * those. */
+tess_status tess_records_set_ceilings(tess_records *r, tess_device *d,
+                                      const double rates[TESS_CEILING_COUNT]);
 
 tess_status tess_records_put_task(tess_records *r, const tess_task *t, const char *family,
                                   int64_t *task_id);

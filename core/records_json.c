@@ -3,7 +3,8 @@
  * result per line:
  *
  *   {"task": "heat3d:f32:256x256x256", "family": "stencil",
- *    "device": {"key": ..., "backend": ..., every descriptor field, ceilings},
+ *    "device": {"key": ..., "backend": ..., every descriptor field,
+ *               "copy_gbps": 4100.5, "copy_gbps_at": "2025-01-31T11:00:00.000Z", ...},
  *    "config": "block_x=32,block_y=4", "params": {"block_x": 32, "block_y": 4},
  *    "status": "ok", "message": "", "time_ms": 1.25, ...,
  *    "metrics": {"registers": 32, ...}, "strategy": "random",
@@ -12,7 +13,8 @@
  * Non-finite numbers are written as null. "params" is the config text
  * parsed for other tools; an import reads the config text only. Imported
  * results belong to no run (run_id NULL); a device already stored keeps its
- * descriptor and ceilings.
+ * descriptor and ceilings. Files written before the ceilings per unit name
+ * the copy bandwidth "ceiling_gbps" and the fp32 FMA rate "ceiling_gflops".
  */
 #include <errno.h>
 #include <limits.h>
@@ -109,8 +111,13 @@ static json_t *device_to_json(const char *key, const tess_device *d) {
     if (!obj) return NULL;
     int failed = json_object_set_new(obj, "key", json_text(key));
     failed |= columns_to_json(obj, tess_device_columns, tess_device_ncolumns, d);
-    failed |= json_object_set_new(obj, "ceiling_gbps", json_real(d->ceiling_gbps));
-    failed |= json_object_set_new(obj, "ceiling_gflops", json_real(d->ceiling_gflops));
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        const tess_ceiling *c = &d->ceiling[k];
+        char at[48];
+        snprintf(at, sizeof at, "%s_at", tess_ceiling_name((tess_ceiling_kind)k));
+        failed |= json_object_set_new(obj, tess_ceiling_name((tess_ceiling_kind)k), json_real(c->value));
+        failed |= json_object_set_new(obj, at, c->calibrated_at[0] ? json_text(c->calibrated_at) : json_null());
+    }
     if (failed) {
         json_decref(obj);
         return NULL;
@@ -244,13 +251,21 @@ static tess_status columns_from_json(json_t *obj, json_t *metrics, const tess_co
     return TESS_OK;
 }
 
-static tess_status ceiling_from_json(json_t *obj, const char *name, double *out) {
+/* Ceiling k from its keys, or from its name before the ceilings per unit
+ * (legacy: NULL when it had none). */
+static tess_status ceiling_from_json(json_t *obj, tess_ceiling_kind k, const char *legacy, tess_ceiling *out) {
+    const char *name = tess_ceiling_name(k);
     json_t *v = json_object_get(obj, name);
-    *out = 0;
-    if (!v || json_is_null(v)) return TESS_OK;
-    if (!json_is_number(v)) return tess_error(TESS_ERR_FORMAT, "\"device\".\"%s\" must be a number", name);
-    *out = json_number_value(v);
-    return TESS_OK;
+    if (!v && legacy) name = legacy, v = json_object_get(obj, legacy);
+    memset(out, 0, sizeof *out);
+    if (v && !json_is_null(v)) {
+        if (!json_is_number(v) || !(json_number_value(v) >= 0))
+            return tess_error(TESS_ERR_FORMAT, "\"device\".\"%s\" must be a number >= 0", name);
+        out->value = json_number_value(v);
+    }
+    char at[48];
+    snprintf(at, sizeof at, "%s_at", tess_ceiling_name(k));
+    return text_from_json(obj, at, false, out->calibrated_at, sizeof out->calibrated_at);
 }
 
 static tess_status device_from_json(json_t *obj, tess_device *d, char *key, size_t key_len) {
@@ -258,8 +273,10 @@ static tess_status device_from_json(json_t *obj, tess_device *d, char *key, size
     memset(d, 0, sizeof *d);
     char stated[TESS_KEY_MAX];
     tess_status st = columns_from_json(obj, NULL, tess_device_columns, tess_device_ncolumns, d);
-    if (!st) st = ceiling_from_json(obj, "ceiling_gbps", &d->ceiling_gbps);
-    if (!st) st = ceiling_from_json(obj, "ceiling_gflops", &d->ceiling_gflops);
+    for (int k = 0; k < TESS_CEILING_COUNT && !st; k++)
+        st = ceiling_from_json(obj, (tess_ceiling_kind)k,
+                               k == TESS_CEILING_COPY ? "ceiling_gbps" : k == TESS_CEILING_FMA_F32 ? "ceiling_gflops" : NULL,
+                               &d->ceiling[k]);
     if (!st) st = text_from_json(obj, "key", false, stated, sizeof stated);
     if (!st) st = tess_device_key(d, key, key_len);
     if (st) return tess_error_context(TESS_ERR_FORMAT, "\"device\"");

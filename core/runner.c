@@ -415,8 +415,15 @@ tess_status tess_runner_measure(tess_runner *r, const tess_blob *bin, const tess
 
 void tess_runner_profile_get(const tess_runner *r, tess_runner_profile *out) { *out = r->profile; }
 
+/* The calibration child's answer. */
+typedef struct calibration_answer {
+    int32_t st;
+    double rates[TESS_CEILING_COUNT];
+    char msg[512];
+} calibration_answer;
+
 tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const tess_device *dev,
-                                            double *gbps, double *gflops) {
+                                            double rates[TESS_CEILING_COUNT]) {
     tess_status tainted = refuse_if_tainted();
     if (tainted) return tainted;
     int fds[2];
@@ -429,25 +436,17 @@ tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const te
     }
     if (pid == 0) {
         close(fds[0]);
-        struct {
-            int32_t st;
-            double gbps, gflops;
-            char msg[512];
-        } ans = {0};
+        calibration_answer ans = {0};
         void *ctx = NULL;
         ans.st = be->open(dev, &ctx);
-        if (!ans.st) ans.st = be->calibrate(ctx, &ans.gbps, &ans.gflops);
+        if (!ans.st) ans.st = be->calibrate(ctx, ans.rates);
         snprintf(ans.msg, sizeof ans.msg, "%s", tess_errmsg());
         if (ctx) be->close(ctx);
         tess_ipc_write(fds[1], &ans, sizeof ans);
         _exit(0);
     }
     close(fds[1]);
-    struct {
-        int32_t st;
-        double gbps, gflops;
-        char msg[512];
-    } ans;
+    calibration_answer ans;
     tess_status st = tess_ipc_read(fds[0], &ans, sizeof ans);
     int wstatus = 0;
     waitpid(pid, &wstatus, 0);
@@ -458,7 +457,6 @@ tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const te
         return tess_error(TESS_ERR_RUNTIME, "calibration process failed (%s)", why);
     }
     if (ans.st) return tess_error((tess_status)ans.st, "calibration: %s", ans.msg);
-    *gbps = ans.gbps;
-    *gflops = ans.gflops;
+    memcpy(rates, ans.rates, sizeof ans.rates);
     return TESS_OK;
 }

@@ -51,9 +51,10 @@ typedef struct tess_runner_profile {
 
 void tess_runner_profile_get(const tess_runner *r, tess_runner_profile *out);
 
-/* Measures the backend's ceilings in an isolated child process. */
+/* Measures the backend's ceilings in an isolated child process: rates[k]
+ * for each tess_ceiling_kind k (see the backend's calibrate). */
 tess_status tess_backend_calibrate_isolated(const tess_backend_ops *be, const tess_device *dev,
-                                            double *gbps, double *gflops);
+                                            double rates[TESS_CEILING_COUNT]);
 
 /* Records that this process now runs kernels itself (an OpenMP thread pool
  * or a GPU context exists). Children forked from such a process can

@@ -25,8 +25,6 @@ typedef struct tess_strategy_options {
     uint64_t seed;
     int batch;                    /* preferred batch size */
     int budget;                   /* evaluations the run may take (0: unknown) */
-    const tess_config *warm;      /* warm-start configs, best first (borrowed); may be NULL */
-    int nwarm;
     const tess_prior *priors;     /* cost-model priors from similar tasks (borrowed); may be NULL */
     int npriors;
 } tess_strategy_options;
@@ -38,9 +36,10 @@ typedef struct tess_strategy_ops {
     /* Writes up to max legal configs never proposed before. *n == 0 means the
      * strategy has nothing left to propose (the space is exhausted). */
     tess_status (*propose)(void *state, tess_config *out, int max, int *n);
-    /* A measured config. The tuning loop also reports configs the strategy
-     * did not propose (the template's default, warm starts), before or
-     * between batches: they count as known and must not be proposed again. */
+    /* A measured config. The search loop also reports configs the strategy
+     * did not propose (the template's default, warm starts: the loop
+     * evaluates them first), before or between batches: they count as known
+     * and must not be proposed again. */
     tess_status (*observe)(void *state, const tess_config *c, tess_outcome status, double time_ms);
     void (*destroy)(void *state);
 } tess_strategy_ops;

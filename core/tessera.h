@@ -121,7 +121,16 @@ typedef struct tess_tune_report {
     double best_ms;          /* median time of the best config */
     double best_gbps, best_gflops;
     double default_ms;       /* the template's default config, measured in the same run (0 if failed) */
-    double ceiling_gbps, ceiling_gflops;  /* the device's calibrated ceilings (0 if not calibrated) */
+    /* The device's calibrated ceilings that apply (0 if not calibrated): the
+     * copy bandwidth, and the rate of the compute unit the task runs on. */
+    double ceiling_gbps, ceiling_gflops;
+    /* The one that bounds the task, its bytes at the copy bandwidth or its
+     * flops at the unit's rate, whichever gives the longer time: its name
+     * ("copy bandwidth", "fp32 FMA rate", "bf16 tensor-core rate"; "" if not
+     * calibrated) and that least time. */
+    char bound[32];
+    double bound_ms;
+    double fraction_of_ceiling;   /* bound_ms / best_ms (0 if either is unknown) */
     int evaluations;
     double elapsed_s;        /* wall-clock time of the search */
     int status_counts[6];    /* indexed by tess_outcome */
@@ -216,10 +225,133 @@ tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t val
  * synchronously. */
 tess_status tess_kernel_run_on_stream(tess_kernel *k, void *const *arrays, int narrays, void *stream);
 
+/* Device memory in the kernel's execution context, for the arrays a kernel
+ * runs on: device memory for cuda, host memory for cpu. Allocates bytes
+ * (TESS_ERR_NOMEM, TESS_ERR_RUNTIME); release with tess_kernel_free, before
+ * the kernel is destroyed. Upload copies host to device, download device to
+ * host, both complete on return. */
+tess_status tess_kernel_alloc(tess_kernel *k, size_t bytes, void **ptr);
+void tess_kernel_free(tess_kernel *k, void *ptr);
+tess_status tess_kernel_upload(tess_kernel *k, void *dst, const void *host, size_t bytes);
+tess_status tess_kernel_download(tess_kernel *k, void *host, const void *src, size_t bytes);
+
+/* ---- operators, their buffers and their float64 reference -----------------
+ *
+ * What a program needs to drive an operator's kernel over many time steps
+ * itself (`tessera run` uses nothing else): the buffers of a task, the grid's
+ * axes, the ping-pong of time levels, and the reference to compare with. */
+
+/* tess_op_check: whether operator `name` can be used. TESS_OK when it is
+ * registered; otherwise a message that says why: TESS_ERR_FORMAT for a
+ * stencil file of $TESSERA_STENCIL_PATH defining it that does not parse
+ * (file:line:col), TESS_ERR_ARG for a user stencil that takes a built-in's
+ * name (refused: the built-in keeps it) and for a name nothing defines (the
+ * message then also names the first $TESSERA_STENCIL_PATH failure, such as a
+ * directory that does not exist, if there is one). A user stencil
+ * file that fails breaks only the commands that need it or the list of all
+ * operators: tess_op_check(NULL) returns the first such failure. */
+tess_status tess_op_check(const char *name);
+
+enum { TESS_BUFFER_INPUT, TESS_BUFFER_OUTPUT, TESS_BUFFER_SCRATCH, TESS_BUFFER_INOUT };
+
+typedef struct tess_buffer_info {
+    char name[24];        /* "u", "coeff", "u_out", ...: netCDF variables of the same names */
+    int role;             /* TESS_BUFFER_INPUT, _OUTPUT, _SCRATCH, _INOUT (updated in place) */
+    char dtype[8];        /* "f32", "f64" */
+    size_t elem_bytes;
+    int64_t count;        /* elements */
+    int rank;             /* it spans the task's last `rank` axes (a 2D field of a 3D grid: 2) */
+    int advances;         /* an output: index of the input it is the next time level of, else -1 */
+    int advanced;         /* an input: 1 if an output advances it (state), 0 if not (a coefficient) */
+    double lo, hi;        /* an input: the range the operator's test values are drawn from */
+} tess_buffer_info;
+
+/* The buffers of op's kernel for a task, in the order tess_kernel_run takes
+ * them. At most cap entries are written; *n gets their number. TESS_ERR_ARG
+ * (unknown operator, bad shape or dtype, cap too small), or tess_op_check's
+ * status. */
+tess_status tess_op_list_buffers(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                 tess_buffer_info *out, int cap, int *n);
+/* The names the operator gives a task's extents, slowest first ("z", "y",
+ * "x" for a 3D stencil; "y", "x" in 2D): the dimensions of its netCDF
+ * fields. names[i] gets each ("" for an unnamed extent). */
+#define TESS_EXTENT_NAME_MAX 16
+tess_status tess_op_extent_names(const char *op, const int64_t *shape, int ndim,
+                                 char (*names)[TESS_EXTENT_NAME_MAX]);
+/* Compulsory bytes of one application, its operations, and the relative
+ * tolerance of its outputs (|got - ref| <= tol * (1 + |ref|) per step).
+ * Any pointer may be NULL. */
+tess_status tess_op_counts(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                           double *bytes, double *flops, double *tolerance);
+/* After one application: each output trades places with the input it
+ * advances (arrays in buffer order), so that arrays again holds the inputs
+ * of the next step. */
+void tess_op_advance(const tess_buffer_info *bufs, int n, void **arrays);
+
+/* Called after each step of a multi-step run. */
+typedef void (*tess_step_fn)(long done, long steps, double elapsed_s, void *user);
+
+/* Runs `steps` applications of op's float64 reference on host arrays: the
+ * buffers of the task of dtype "f64" (tess_op_list_buffers), in order, inputs
+ * filled; calls tess_op_advance after each, so arrays ends holding the last
+ * time level in the inputs' places. The reference is exact and deterministic
+ * (every point computed in double on all cores the same way whatever their
+ * number). progress may be NULL. */
+tess_status tess_reference_steps(const char *op, const int64_t *shape, int ndim, void **arrays, int narrays,
+                                 long steps, tess_step_fn progress, void *user);
+
+typedef struct tess_comparison {
+    double max_diff;      /* largest |got - ref| / (1 + max |ref|); INFINITY with non-finite points */
+    int64_t worst;        /* index of the first non-finite point, else of the largest difference */
+    int64_t nonfinite;    /* points where got is NaN or infinite */
+    int64_t ref_nonfinite;/* points where the reference is */
+} tess_comparison;
+
+/* Compares n values of dtype ("f32", "f64") with a float64 reference.
+ * A NaN or infinity in either makes max_diff infinite: a comparison never
+ * passes over them. */
+tess_status tess_reference_compare(const char *dtype, const void *got, const double *ref, int64_t n,
+                                   tess_comparison *out);
+
+/* ---- fields in netCDF files (CF conventions) ----------------------------- */
+
+/* Reads variable `name` of the netCDF file at path into data (dtype "f32" or
+ * "f64"). The variable must have ndim dimensions of the given extents
+ * (slowest first), each named dims[i] or with a coordinate variable whose CF
+ * `axis` attribute is dims[i] in upper case ("Z" for "z"). Floating-point
+ * variables are read as stored; integer ones only when CF-packed (with
+ * scale_factor or add_offset), as value * scale_factor + add_offset. A point
+ * that holds the variable's _FillValue or missing_value (without either, the
+ * netCDF default fill value of its type) is missing, and a field with missing
+ * points is refused, saying how many. TESS_ERR_IO when the file cannot be
+ * read, TESS_ERR_FORMAT for anything else wrong, the message naming the
+ * file, the variable and the reason. */
+tess_status tess_netcdf_read(const char *path, const char *name, const char *dtype, int ndim,
+                             const int64_t *shape, const char *const *dims, void *data);
+
+typedef struct tess_netcdf_var {
+    const char *name;
+    const char *long_name;  /* NULL: the name */
+    const char *dtype;      /* "f32" or "f64" */
+    int rank;               /* spans the grid's last rank axes (0: all) */
+    const void *data;       /* slowest axis first */
+} tess_netcdf_var;
+
+/* Writes variables on one grid (ndim axes named dims, slowest first, with
+ * index coordinate variables and CF axis attributes) as a new netCDF-4 file,
+ * replacing path. TESS_ERR_IO with the file's name and netCDF's reason. */
+tess_status tess_netcdf_write(const char *path, int ndim, const int64_t *shape, const char *const *dims,
+                              const tess_netcdf_var *vars, int nvars, const char *title, const char *history);
+/* Whether a file can be written at path, without creating anything: its
+ * directory exists and is writable, and an existing file is a writable
+ * regular file. TESS_ERR_IO naming the path and the reason. */
+tess_status tess_output_check(const char *path);
+
 /* ---- what is available here ------------------------------------------ */
 
 #define TESS_KEY_LEN 320         /* task and device keys, with their NUL */
 #define TESS_SHAPE_MAX 8         /* extents of a task at most */
+#define TESS_DEVICE_CEILINGS 7   /* ceilings of a device: 2 bandwidths, 5 compute rates */
 
 /* The calls below that need the registries call tess_init themselves. */
 
@@ -262,16 +394,24 @@ typedef struct tess_device_info {
     int64_t mem_bytes, cache_bytes;        /* memory; last-level cache (L2 on GPUs) */
     int64_t smem_per_block, smem_per_block_optin, smem_per_sm;
     int regs_per_block, regs_per_sm, max_threads_per_block, max_threads_per_sm, warp_size;
-    double ceiling_gbps, ceiling_gflops;   /* calibrated ceilings in the records; 0: none */
+    /* The calibrated ceilings in the records, one per unit: bandwidths
+     * (copy, read) and compute rates (FMA, tensor cores). */
+    struct {
+        const char *label;                 /* "copy bandwidth", "fp32 FMA rate", ... (static) */
+        const char *unit;                  /* "GB/s" or "GFLOP/s" */
+        double value;                      /* 0: not calibrated, or the unit is not present */
+        int measured;                      /* 1 once calibrated: a value of 0 then means not present */
+        char calibrated_at[32];            /* ISO 8601, UTC; "" if never */
+    } ceiling[TESS_DEVICE_CEILINGS];
 } tess_device_info;
 
 /* The device of backend i (0, 1, ...), its ceilings read from ctx's records
  * (ctx may be NULL: none). A backend that cannot run here is TESS_OK with
  * available 0 and the reason; TESS_ERR_NOTFOUND past the end. */
 tess_status tess_device_info_at(tess_context *ctx, int i, tess_device_info *out);
-/* Measures the copy bandwidth and FMA rate of backend's device (NULL: the
- * best present) in an isolated process, stores them in ctx's records and
- * fills out with the device and its new ceilings. */
+/* Measures the ceilings of backend's device (NULL: the best present) with
+ * the backend's calibration kernels in an isolated process, stores them in
+ * ctx's records and fills out with the device and its new ceilings. */
 tess_status tess_device_calibrate(tess_context *ctx, const char *backend, tess_device_info *out);
 
 /* ---- the records -------------------------------------------------------- */

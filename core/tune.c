@@ -11,6 +11,7 @@ typedef struct loop_state {
     void *strategy_state;
     tess_tune_outcome *out;
     int since_improvement;
+    bool stopped;               /* the caller's stop condition held */
     tess_status observe_error;
 } loop_state;
 
@@ -30,6 +31,7 @@ static void record(const tess_result *r, void *user) {
                                               ok ? r->time_ms : INFINITY);
     if (st && !ls->observe_error) ls->observe_error = st;
     if (ls->o->on_result) ls->o->on_result(r, ls->o->user);
+    if (ls->o->stop && ls->o->stop(r, ls->o->user)) ls->stopped = true;
 }
 
 /* Why the loop must stop now, or NULL. */
@@ -37,6 +39,10 @@ static const char *stop_reason(const tess_tune_loop_options *o, const loop_state
                                char *buf, size_t len) {
     if (o->cancel && *o->cancel) {
         snprintf(buf, len, "interrupted");
+        return buf;
+    }
+    if (ls->stopped) {
+        snprintf(buf, len, "the caller's stop condition was met");
         return buf;
     }
     if (o->budget > 0 && ls->out->evaluations >= o->budget) {
@@ -80,7 +86,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
     for (int i = 0; i < o->nseeds; i++)
         if (tess_space_valid(ev->space, &o->seeds[i]) && tess_config_set_add(seen, &o->seeds[i]))
             keep[nseed++] = o->seeds[i];
-    for (int i = 0; i < nseed && !st && !(o->cancel && *o->cancel); i += batch) {
+    for (int i = 0; i < nseed && !st && !ls.stopped && !(o->cancel && *o->cancel); i += batch) {
         int k = nseed - i < batch ? nseed - i : batch;
         if (o->budget > 0 && out->evaluations + k > o->budget) k = o->budget - out->evaluations;
         if (k <= 0) break;
@@ -92,17 +98,42 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
         int max = batch;
         if (o->budget > 0 && o->budget - out->evaluations < max) max = o->budget - out->evaluations;
         int n = 0;
+        double p0 = tess_now();
         st = o->strategy->propose(ls.strategy_state, proposal, max, &n);
+        double ms = 1e3 * (tess_now() - p0);
+        if (ms > out->propose_ms_max) out->propose_ms_max = ms;
         if (st) break;
         if (n == 0) {
             snprintf(why, sizeof why, "search space exhausted");
             break;
         }
+        if (n > max) {
+            if (o->strict) {
+                st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed %d configs when asked for %d",
+                                o->strategy->name, n, max);
+                break;
+            }
+            out->skipped += n - max;
+            n = max;
+        }
         /* The loop guards what every strategy promises: nothing twice, nothing illegal. */
         int m = 0;
-        for (int i = 0; i < n; i++)
-            if (tess_space_valid(ev->space, &proposal[i]) && tess_config_set_add(seen, &proposal[i]))
+        for (int i = 0; i < n && !st; i++) {
+            const char *fault = !tess_space_valid(ev->space, &proposal[i]) ? "an illegal config"
+                                : !tess_config_set_add(seen, &proposal[i]) ? "a config twice"
+                                                                           : NULL;
+            if (!fault)
                 keep[m++] = proposal[i];
+            else if (!o->strict)
+                out->skipped++;
+            else {
+                char text[512] = "";
+                tess_config_format(ev->space, &proposal[i], text, sizeof text);
+                st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed %s: %s", o->strategy->name, fault,
+                                text);
+            }
+        }
+        if (st) break;
         if (m == 0) {
             if (++stalls == 3) {
                 snprintf(why, sizeof why, "strategy proposed nothing new");

@@ -1,8 +1,10 @@
 /*
  * tune.h - the search loop: the strategy proposes batches, the evaluator
- * measures them, every result goes to the caller (the records store) and
- * back to the strategy, until a budget, a time limit, convergence or the
- * end of the space.
+ * measures them, every result goes to the caller (the records store, a
+ * benchmark's trace) and back to the strategy, until a budget, a time limit,
+ * convergence, the caller's stop condition or the end of the space. Tuning,
+ * the replay benchmark and the transfer benchmark all run this loop; the
+ * replay evaluator is just another evaluator.
  */
 #ifndef TESS_TUNE_H
 #define TESS_TUNE_H
@@ -25,8 +27,15 @@ typedef struct tess_tune_loop_options {
     /* Measurements of similar tasks that pre-train the strategy's cost model. */
     const tess_prior *priors;
     int npriors;
+    /* false: a proposal repeated or illegal is skipped and counted (tuning
+     * goes on); true: it is a strategy bug and the loop fails with
+     * TESS_ERR_INTERNAL, as does a batch larger than asked (benchmarks). */
+    bool strict;
     tess_result_fn on_result;   /* every result, as it arrives; may be NULL */
-    void *user;
+    /* Called after each result (after on_result); true stops the loop once
+     * the batch in flight is done. May be NULL. */
+    bool (*stop)(const tess_result *r, void *user);
+    void *user;                 /* passed to on_result and stop */
     /* Set non-zero (by a signal handler, say) to stop after the batch in
      * flight, with stop reason "interrupted"; may be NULL. */
     const volatile sig_atomic_t *cancel;
@@ -37,6 +46,8 @@ typedef struct tess_tune_outcome {
     tess_result best;
     int evaluations;
     int counts[TESS_OUTCOME_COUNT];
+    int skipped;                /* proposals skipped as repeated or illegal */
+    double propose_ms_max;      /* the slowest propose call */
     char stop_reason[96];
     double elapsed_s;
 } tess_tune_outcome;

@@ -3,11 +3,10 @@
  * that extrapolates smooth trends; model: boosted trees that learn
  * interactions and failing regions) by how often each recently proposed a
  * config among the best tenth (a bandit in the manner of OpenTuner's). Both
- * share one experience pool and its cost model; the run starts from the
- * warm-start configs when there are any, and priors from similar tasks
+ * share one experience pool and its cost model; priors from similar tasks
  * pre-train the cost model. While the models have too little data, a run
- * that starts from measured configs (in tuning the template's default,
- * measured first) spends its first batches on a local search: the configs
+ * that starts from measured configs (the template's default and warm-start
+ * configs, which the search loop measures first) spends its first batches on a local search: the configs
  * nearest to the best one so far. A default is a good guess whose
  * neighbours are better guesses than random ones.
  * Genetic and annealing search, slower to learn on every recorded space,
@@ -143,7 +142,6 @@ static void interleave(tess_config *out, const int *from, const int *got, const 
 static tess_status agent_propose(void *state, tess_config *out, int max, int *n) {
     agent *g = state;
     int k = 0;
-    while (k < max && tess_pool_next_warm(g->pool, &out[k])) k++;
     if (!g->started) g->started = true, g->seeded = g->pool->n > 0;
     if (k < max && g->seeded && g->pool->n < LOCAL_UNTIL) {
         int got = 0;

@@ -4,13 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/tune.h"
 #include "core/types.h"
 #include "search/bench.h"
-#include "search/replay.h"
 
 const int tess_bench_budgets[TESS_BENCH_NBUDGETS] = {20, 50, 100, 200};
-
-#define MAX_BATCH 256
 
 tess_bench_options tess_bench_options_default(void) {
     return (tess_bench_options){.budget = 200, .repeats = 20, .batch = 8, .seed = 1};
@@ -31,15 +29,20 @@ static void space_name(const char *path, char *name, size_t len) {
 
 tess_status tess_bench_space_open(const char *path, tess_bench_space *out) {
     memset(out, 0, sizeof *out);
-    tess_status st = tess_replay_open(path, &out->ev);
-    if (st) return st;
+    tess_status st = tess_replay_open(path, &out->replay);
+    if (!st) st = tess_evaluator_create_replay(out->replay, &out->ev);
+    if (st) {
+        tess_bench_space_close(out);
+        return st;
+    }
+    out->space = tess_replay_space(out->replay);
     space_name(path, out->name, sizeof out->name);
-    out->n = tess_replay_size(out->ev);
-    out->best_ms = tess_replay_best_time(out->ev);
+    out->n = tess_replay_size(out->replay);
+    out->best_ms = tess_replay_best_time(out->replay);
     for (size_t i = 0; i < out->n; i++) {
         tess_outcome status;
         double t;
-        tess_replay_point(out->ev, i, NULL, &status, &t);
+        tess_replay_point(out->replay, i, NULL, &status, &t);
         if (status != TESS_RESULT_OK) continue;
         out->nok++;
         out->within_5pct += t <= 1.05 * out->best_ms;
@@ -53,85 +56,43 @@ tess_status tess_bench_space_open(const char *path, tess_bench_space *out) {
 }
 
 void tess_bench_space_close(tess_bench_space *bs) {
-    if (bs->ev) tess_evaluator_destroy(bs->ev);
+    tess_evaluator_destroy(bs->ev);
+    tess_replay_close(bs->replay);
     bs->ev = NULL;
+    bs->replay = NULL;
+    bs->space = NULL;
 }
 
 /* ---- one run ---------------------------------------------------------------- */
 
-typedef struct run_state {
-    const tess_strategy_ops *ops;
-    void *strategy;
-    tess_status st;
+/* The best-so-far trace, one entry per evaluation. */
+typedef struct trace {
+    double *best_ms;
+    int n;
     double best;
-} run_state;
+} trace;
 
-static void on_result(const tess_result *r, void *user) {
-    run_state *rs = user;
-    if (rs->st) return;
-    if (r->status == TESS_RESULT_OK && r->time_ms < rs->best) rs->best = r->time_ms;
-    rs->st = rs->ops->observe(rs->strategy, &r->config, r->status, r->time_ms);
+static void trace_result(const tess_result *r, void *user) {
+    trace *t = user;
+    if (r->status == TESS_RESULT_OK && r->time_ms < t->best) t->best = r->time_ms;
+    t->best_ms[t->n++] = t->best;
 }
 
-tess_status tess_bench_run(const tess_strategy_ops *ops, const tess_evaluator *ev, uint64_t seed,
+tess_status tess_bench_run(const tess_strategy_ops *ops, const tess_bench_space *bs, uint64_t seed,
                            int budget, int batch, double *best_ms, double *propose_ms_max) {
     if (budget < 1 || batch < 1) return tess_error(TESS_ERR_ARG, "bench: budget and batch must be positive");
-    if (batch > MAX_BATCH) batch = MAX_BATCH;
-    tess_strategy_options o = {.seed = seed, .batch = batch, .budget = budget};
-    run_state rs = {.ops = ops, .best = INFINITY};
-    tess_status st = ops->create(ev->space, &o, &rs.strategy);
-    if (st) return st;
-    tess_config_set *seen = tess_config_set_create();
-    if (!seen) {
-        ops->destroy(rs.strategy);
-        return tess_error(TESS_ERR_NOMEM, "bench: no memory");
-    }
-    tess_config out[MAX_BATCH];
-    int done = 0;
     /* As in tuning, the template's default is evaluation 1 and reported to
      * the strategy, which must not propose it again. */
-    if (tess_replay_default(ev, &out[0])) {
-        tess_config_set_add(seen, &out[0]);
-        st = ev->ops->evaluate((tess_evaluator *)ev, &out[0], 1, on_result, &rs);
-        if (!st) st = rs.st;
-        best_ms[done++] = rs.best;
-    }
-    while (done < budget && !st) {
-        int want = budget - done < batch ? budget - done : batch, got = 0;
-        double t0 = tess_now();
-        st = ops->propose(rs.strategy, out, want, &got);
-        double ms = 1e3 * (tess_now() - t0);
-        if (propose_ms_max && ms > *propose_ms_max) *propose_ms_max = ms;
-        if (st) break;
-        if (got == 0) break;   /* exhausted */
-        if (got > want) {
-            st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed %d configs when asked for %d",
-                            ops->name, got, want);
-            break;
-        }
-        for (int i = 0; i < got && !st; i++) {
-            char text[512] = "";
-            if (!tess_space_valid(ev->space, &out[i])) {
-                tess_config_format(ev->space, &out[i], text, sizeof text);
-                st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed an illegal config %s",
-                                ops->name, text);
-            } else if (!tess_config_set_add(seen, &out[i])) {
-                tess_config_format(ev->space, &out[i], text, sizeof text);
-                st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed %s twice", ops->name, text);
-            }
-        }
-        if (st) break;
-        /* one result at a time, so the best-so-far trace is per evaluation */
-        for (int i = 0; i < got && !rs.st; i++) {
-            st = ev->ops->evaluate((tess_evaluator *)ev, &out[i], 1, on_result, &rs);
-            if (st) break;
-            best_ms[done++] = rs.best;
-        }
-        if (!st) st = rs.st;
-    }
-    for (int i = done; i < budget; i++) best_ms[i] = done ? best_ms[done - 1] : INFINITY;
-    ops->destroy(rs.strategy);
-    tess_config_set_destroy(seen);
+    tess_config dflt;
+    bool has_default = tess_replay_default(bs->replay, &dflt);
+    trace t = {.best_ms = best_ms, .best = INFINITY};
+    tess_tune_loop_options lo = {.strategy = ops, .budget = budget, .seed = seed, .batch = batch,
+                                 .seeds = &dflt, .nseeds = has_default, .strict = true,
+                                 .on_result = trace_result, .user = &t};
+    tess_tune_outcome out;
+    tess_status st = tess_tune_loop(bs->ev, &lo, &out);
+    if (propose_ms_max && out.propose_ms_max > *propose_ms_max) *propose_ms_max = out.propose_ms_max;
+    for (int i = t.n; i < budget; i++) best_ms[i] = t.n ? best_ms[t.n - 1] : INFINITY;
     if (st) return tess_error_context(st, "bench run of '%s' (seed %llu)", ops->name, (unsigned long long)seed);
     return TESS_OK;
 }
@@ -173,7 +134,7 @@ tess_status tess_bench_strategy(const tess_strategy_ops *ops, const tess_bench_s
     tess_status st = r->curve && best && e5 && e1 ? TESS_OK : tess_error(TESS_ERR_NOMEM, "bench: no memory");
     double t0 = tess_now();
     for (int k = 0; k < o->repeats && !st; k++) {
-        st = tess_bench_run(ops, bs->ev, o->seed + (uint64_t)k, o->budget, o->batch, best, &r->propose_ms_max);
+        st = tess_bench_run(ops, bs, o->seed + (uint64_t)k, o->budget, o->batch, best, &r->propose_ms_max);
         if (st) break;
         e5[k] = evals_to(best, o->budget, 1.05 * bs->best_ms);
         e1[k] = evals_to(best, o->budget, 1.01 * bs->best_ms);

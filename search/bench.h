@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "core/evaluator.h"
 #include "core/strategy.h"
+#include "search/replay.h"
 
 #define TESS_BENCH_NBUDGETS 4
 /* Budgets at which the mean optimum/best ratio is reported. */
@@ -17,6 +18,8 @@ extern const int tess_bench_budgets[TESS_BENCH_NBUDGETS];   /* 20, 50, 100, 200 
 /* A replayed space with what the benchmark needs to know about it. */
 typedef struct tess_bench_space {
     char name[128];              /* file name without directories and extensions */
+    tess_replay *replay;         /* the recording (owned) */
+    const tess_space *space;     /* its space (the replay's) */
     tess_evaluator *ev;          /* replay evaluator (owned) */
     size_t n;                    /* recorded configs: the legal points */
     size_t nok;                  /* of which succeeded */
@@ -56,13 +59,15 @@ typedef struct tess_bench_result {
     double seconds;              /* wall time of all runs */
 } tess_bench_result;
 
-/* Runs one strategy for at most `budget` evaluations, answering from the
- * replay evaluator: the template's default first when the recording names it
- * (as tuning does), then the strategy's proposals. Records the best time after each evaluation in
+/* Runs one strategy for at most `budget` evaluations through the search loop
+ * (tess_tune_loop), answering from the replay evaluator: the template's
+ * default first when the recording names it (as tuning does), then the
+ * strategy's proposals. Records the best time after each evaluation in
  * best_ms[0..budget) (INFINITY before the first success; entries past an
- * exhausted space repeat the last). Fails with TESS_ERR_INTERNAL if the
- * strategy proposes a config twice, an illegal config or more than asked. */
-tess_status tess_bench_run(const tess_strategy_ops *ops, const tess_evaluator *ev, uint64_t seed,
+ * exhausted space repeat the last), and raises *propose_ms_max (may be NULL)
+ * to the slowest propose call. Fails with TESS_ERR_INTERNAL if the strategy
+ * proposes a config twice, an illegal config or more than asked. */
+tess_status tess_bench_run(const tess_strategy_ops *ops, const tess_bench_space *bs, uint64_t seed,
                            int budget, int batch, double *best_ms, double *propose_ms_max);
 
 /* Runs `repeats` runs of a strategy on a space; result->curve is malloc'd

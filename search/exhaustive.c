@@ -7,7 +7,7 @@
 #include "search/search.h"
 
 typedef struct exhaustive {
-    tess_pool *pool;        /* warm starts and the set of proposed configs */
+    tess_pool *pool;        /* the set of proposed configs */
     tess_config cursor;     /* next point of the product to look at */
     bool done;
 } exhaustive;
@@ -36,7 +36,6 @@ static bool advance(exhaustive *e) {
 static tess_status exhaustive_propose(void *state, tess_config *out, int max, int *n) {
     exhaustive *e = state;
     int k = 0;
-    while (k < max && tess_pool_next_warm(e->pool, &out[k])) k++;
     while (k < max && !e->done) {
         if (tess_pool_claim(e->pool, &e->cursor)) out[k++] = e->cursor;
         e->done = !advance(e);

@@ -36,15 +36,6 @@ tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o
         return tess_error(TESS_ERR_NOMEM, "search: no memory for the pool");
     }
     gsl_rng_set(pool->rng, (unsigned long)(o ? o->seed : 0));
-    if (o && o->warm && o->nwarm > 0) {
-        pool->warm = malloc((size_t)o->nwarm * sizeof *pool->warm);
-        if (!pool->warm) {
-            tess_pool_destroy(pool);
-            return tess_error(TESS_ERR_NOMEM, "search: no memory for warm-start configs");
-        }
-        memcpy(pool->warm, o->warm, (size_t)o->nwarm * sizeof *pool->warm);
-        pool->nwarm = o->nwarm;
-    }
     if (o && o->priors && o->npriors > 0) {
         pool->priors = malloc((size_t)o->npriors * sizeof *pool->priors);
         if (!pool->priors) {
@@ -66,7 +57,6 @@ void tess_pool_destroy(tess_pool *pool) {
     free(pool->features);
     free(pool->time_ms);
     free(pool->status);
-    free(pool->warm);
     free(pool->priors);
     free(pool->rest);
     free(pool->all);
@@ -81,17 +71,6 @@ bool tess_pool_is_proposed(const tess_pool *pool, const tess_config *c) {
 bool tess_pool_claim(tess_pool *pool, const tess_config *c) {
     if (tess_config_set_contains(pool->proposed, c) || !tess_space_valid(pool->space, c)) return false;
     return tess_config_set_add(pool->proposed, c);
-}
-
-bool tess_pool_next_warm(tess_pool *pool, tess_config *out) {
-    while (pool->next_warm < pool->nwarm) {
-        const tess_config *c = &pool->warm[pool->next_warm++];
-        if (tess_pool_claim(pool, c)) {
-            *out = *c;
-            return true;
-        }
-    }
-    return false;
 }
 
 const tess_config *tess_pool_space_list(tess_pool *pool, size_t *n) {

@@ -1,8 +1,8 @@
 /*
  * pool.h - the experience pool a search run keeps: what was proposed (so
  * nothing is proposed twice), what was observed (configs, encoded features,
- * times, statuses), the best so far, warm-start configs and the run's random
- * stream. Every technique of a run reads and feeds the same pool.
+ * times, statuses), the best so far, priors from similar tasks and the run's
+ * random stream. Every technique of a run reads and feeds the same pool.
  */
 #ifndef TESS_SEARCH_POOL_H
 #define TESS_SEARCH_POOL_H
@@ -26,9 +26,6 @@ typedef struct tess_pool {
     tess_outcome *status;
     int best;                  /* index of the fastest ok observation, -1 if none */
     int nok;
-    /* warm-start configs still to propose, best first */
-    tess_config *warm;
-    int nwarm, next_warm;
     /* every legal point, listed once when the space is small enough to rank whole */
     tess_config *all;
     size_t nall;
@@ -55,8 +52,6 @@ void tess_pool_destroy(tess_pool *pool);
 /* Marks c proposed if it is legal and new; returns whether it was. */
 bool tess_pool_claim(tess_pool *pool, const tess_config *c);
 bool tess_pool_is_proposed(const tess_pool *pool, const tess_config *c);
-/* Claims the next warm-start config, if any is left; returns whether it did. */
-bool tess_pool_next_warm(tess_pool *pool, tess_config *out);
 /* Claims a uniformly random legal config never proposed; false when none is left. */
 bool tess_pool_random(tess_pool *pool, tess_config *out);
 /* Records a result; returns the observation's index (-1 if out of memory). */

@@ -62,12 +62,16 @@ typedef struct point {
     int reps;
 } point;
 
-typedef struct replay {
+struct tess_replay {
+    tess_space *space;       /* the recorded configs */
     point *points;
     size_t n;
     double best_ms;
     bool has_default;        /* the space's default is the recorded template default */
-} replay;
+    tess_task task;          /* as the recording names it ("replay" when it does not) */
+    char device[128];
+};
+typedef struct tess_replay replay;
 
 static void recording_free(recording *r) {
     for (size_t i = 0; i < r->n; i++) json_decref(r->e[i].config);
@@ -541,14 +545,9 @@ static tess_status replay_evaluate(tess_evaluator *ev, const tess_config *config
     return TESS_OK;
 }
 
-/* Frees the replay state; tess_evaluator_destroy frees the space and ev. */
-static void replay_destroy(tess_evaluator *ev) {
-    replay *rp = ev->impl;
-    if (rp) free(rp->points);
-    free(rp);
-}
 
-static const tess_evaluator_ops replay_ops = {replay_evaluate, replay_destroy};
+/* The recording belongs to the evaluator's creator: nothing to destroy. */
+static const tess_evaluator_ops replay_ops = {replay_evaluate, NULL};
 
 static tess_status load(recording *r, const char *text, size_t len) {
     json_error_t err;
@@ -568,7 +567,7 @@ static tess_status load(recording *r, const char *text, size_t len) {
     return st;
 }
 
-tess_status tess_replay_open(const char *path, tess_evaluator **out) {
+tess_status tess_replay_open(const char *path, tess_replay **out) {
     *out = NULL;
     if (!path) return tess_error(TESS_ERR_ARG, "replay: no file given");
     char *text = NULL;
@@ -577,56 +576,76 @@ tess_status tess_replay_open(const char *path, tess_evaluator **out) {
     if (st) return st;
     recording r = {.path = path, .default_entry = -1};
     r.p = calloc(TESS_MAX_PARAMS, sizeof *r.p);
-    tess_evaluator *ev = calloc(1, sizeof *ev);
     replay *rp = calloc(1, sizeof *rp);
-    if (!r.p || !ev || !rp) st = tess_error(TESS_ERR_NOMEM, "replay: no memory for %s", path);
+    if (!r.p || !rp) st = tess_error(TESS_ERR_NOMEM, "replay: no memory for %s", path);
     if (!st) st = load(&r, text, len);
     free(text);
-    if (!st) st = build(&r, &ev->space, rp);
+    if (!st) st = build(&r, &rp->space, rp);
     if (!st) {
+        /* a record export names its task by key; other files by a kernel name and a problem size */
         int64_t one = 1;
-        ev->ops = &replay_ops;
-        ev->impl = rp;
-        ev->op = NULL;
-        ev->batch = 16;
-        if (tess_task_init(&ev->task, r.task, TESS_F32, r.ndim ? r.shape : &one, r.ndim ? r.ndim : 1))
-            tess_task_init(&ev->task, "replay", TESS_F32, &one, 1);
-        snprintf(ev->device.backend, sizeof ev->device.backend, "replay");
-        snprintf(ev->device.name, sizeof ev->device.name, "%s", r.device);
+        if (tess_task_parse_key(r.task, &rp->task) &&
+            tess_task_init(&rp->task, r.task, TESS_F32, r.ndim ? r.shape : &one, r.ndim ? r.ndim : 1))
+            tess_task_init(&rp->task, "replay", TESS_F32, &one, 1);
+        snprintf(rp->device, sizeof rp->device, "%s", r.device);
     }
     recording_free(&r);
     if (st) {
         free(rp);
-        free(ev);
         return st;
     }
+    *out = rp;
+    return TESS_OK;
+}
+
+void tess_replay_close(tess_replay *rp) {
+    if (!rp) return;
+    tess_space_destroy(rp->space);
+    free(rp->points);
+    free(rp);
+}
+
+const tess_space *tess_replay_space(const tess_replay *rp) { return rp->space; }
+
+const tess_task *tess_replay_task(const tess_replay *rp) { return &rp->task; }
+
+tess_status tess_evaluator_create_replay(const tess_replay *rp, tess_evaluator **out) {
+    tess_evaluator *ev = calloc(1, sizeof *ev);
+    if (!ev) return tess_error(TESS_ERR_NOMEM, "replay evaluator");
+    ev->ops = &replay_ops;
+    ev->impl = (void *)rp;   /* only read */
+    ev->space = rp->space;
+    ev->op = NULL;
+    ev->batch = 16;
+    ev->task = rp->task;
+    snprintf(ev->device.backend, sizeof ev->device.backend, "replay");
+    snprintf(ev->device.name, sizeof ev->device.name, "%s", rp->device);
     *out = ev;
     return TESS_OK;
 }
 
-size_t tess_replay_size(const tess_evaluator *ev) { return ((const replay *)ev->impl)->n; }
+size_t tess_replay_size(const tess_replay *rp) { return rp->n; }
 
-void tess_replay_point(const tess_evaluator *ev, size_t i, tess_config *c, tess_outcome *status,
+void tess_replay_point(const tess_replay *rp, size_t i, tess_config *c, tess_outcome *status,
                        double *time_ms) {
-    const point *pt = &((const replay *)ev->impl)->points[i];
+    const point *pt = &rp->points[i];
     if (c) *c = pt->config;
     if (status) *status = pt->status;
     if (time_ms) *time_ms = pt->time_ms;
 }
 
-bool tess_replay_lookup(const tess_evaluator *ev, const tess_config *c, tess_outcome *status,
+bool tess_replay_lookup(const tess_replay *rp, const tess_config *c, tess_outcome *status,
                         double *time_ms) {
-    const point *pt = find(ev->impl, c);
+    const point *pt = find(rp, c);
     if (!pt) return false;
     if (status) *status = pt->status;
     if (time_ms) *time_ms = pt->time_ms;
     return true;
 }
 
-double tess_replay_best_time(const tess_evaluator *ev) { return ((const replay *)ev->impl)->best_ms; }
+double tess_replay_best_time(const tess_replay *rp) { return rp->best_ms; }
 
-bool tess_replay_default(const tess_evaluator *ev, tess_config *c) {
-    const replay *rp = ev->impl;
-    if (rp->has_default && c) tess_space_default(ev->space, c);
+bool tess_replay_default(const tess_replay *rp, tess_config *c) {
+    if (rp->has_default && c) tess_space_default(rp->space, c);
     return rp->has_default;
 }

@@ -29,13 +29,8 @@ tess_status tess_technique_run_create(const tess_technique_ops *t, const tess_sp
 tess_status tess_technique_run_propose(void *state, tess_config *out, int max, int *n) {
     technique_run *r = state;
     int k = 0;
-    while (k < max && tess_pool_next_warm(r->pool, &out[k])) k++;
-    if (k < max) {
-        int got = 0;
-        tess_status st = r->t->propose(r->state, r->pool, out + k, max - k, &got);
-        if (st) return st;
-        k += got;
-    }
+    tess_status st = r->t->propose(r->state, r->pool, out, max, &k);
+    if (st) return st;
     while (k < max && tess_pool_random(r->pool, &out[k])) k++;
     *n = k;
     return TESS_OK;

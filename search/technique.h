@@ -28,9 +28,9 @@ extern const tess_technique_ops tess_technique_bayes;
 extern const tess_technique_ops tess_technique_model;
 extern const tess_technique_ops tess_technique_local;
 
-/* Strategy functions that run one technique on its own pool: warm-start
- * configs first, then the technique's proposals, topped up with random
- * unproposed configs so a batch is full until the space is exhausted. */
+/* Strategy functions that run one technique on its own pool: the
+ * technique's proposals, topped up with random unproposed configs so a batch
+ * is full until the space is exhausted. */
 tess_status tess_technique_run_create(const tess_technique_ops *t, const tess_space *s,
                                       const tess_strategy_options *o, void **state);
 tess_status tess_technique_run_propose(void *state, tess_config *out, int max, int *n);

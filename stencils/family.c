@@ -78,9 +78,18 @@ static tess_status op_cuda_space(const tess_op *op, const tess_task *t, const te
 static tess_status op_buffers(const tess_op *op, const tess_task *t, tess_buffer_list *out) {
     const tess_spec *s = entry_of(op)->spec;
     tess_status st = TESS_OK;
-    for (int f = 0; f < s->nfields && !st; f++)
+    for (int f = 0; f < s->nfields && !st; f++) {
         st = tess_buffer_list_add(out, s->field[f].name, s->field[f].role == TESS_FIELD_OUT ? TESS_BUF_OUT : TESS_BUF_IN,
                                   tess_spec_field_dtype(s, f, t->dtype), tess_spec_field_count(s, f, t->shape));
+        if (st) break;
+        /* what a multi-step run needs: time levels, the field's axes, its range */
+        tess_buffer_spec *b = &out->spec[f];
+        int from = s->field[f].advances;
+        snprintf(b->advances, sizeof b->advances, "%s", from >= 0 ? s->field[from].name : "");
+        b->rank = s->field[f].rank;
+        b->lo = s->field[f].fill_lo;
+        b->hi = s->field[f].fill_hi;
+    }
     for (int f = 0; s->steps > 1 && f < s->nfields && !st; f++) {
         if (s->field[f].role != TESS_FIELD_OUT) continue;
         char name[TESS_BUFFER_NAME_MAX];
@@ -207,50 +216,82 @@ static int compare_names(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-tess_status tess_stencils_register_library(const char *lib_dir) {
+void tess_stencils_free_paths(char **paths, size_t n) {
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+}
+
+tess_status tess_stencils_library_files(const char *lib_dir, char ***paths, size_t *count) {
+    *paths = NULL;
+    *count = 0;
     DIR *d = opendir(lib_dir);
     if (!d) return tess_error(TESS_ERR_IO, "cannot open stencil library %s", lib_dir);
     char **names = NULL;
     size_t n = 0, cap = 0;
-    tess_status first = TESS_OK;
-    char msg[1024] = "";
-    for (struct dirent *de; (de = readdir(d));) {
+    tess_status st = TESS_OK;
+    for (struct dirent *de; !st && (de = readdir(d));) {
         size_t len = strlen(de->d_name);
         if (len <= 8 || strcmp(de->d_name + len - 8, ".stencil") != 0 || de->d_name[0] == '.') continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 16;
             char **nn = realloc(names, cap * sizeof *nn);
             if (!nn) {
-                first = tess_error(TESS_ERR_NOMEM, "out of memory listing %s", lib_dir);
+                st = tess_error(TESS_ERR_NOMEM, "out of memory listing %s", lib_dir);
                 break;
             }
             names = nn;
         }
-        if (!(names[n] = strdup(de->d_name))) {
-            first = tess_error(TESS_ERR_NOMEM, "out of memory listing %s", lib_dir);
-            break;
-        }
-        n++;
+        size_t path_len = strlen(lib_dir) + len + 2;
+        if (!(names[n] = malloc(path_len))) st = tess_error(TESS_ERR_NOMEM, "out of memory listing %s", lib_dir);
+        else snprintf(names[n++], path_len, "%s/%s", lib_dir, de->d_name);
     }
     closedir(d);
-    if (first) snprintf(msg, sizeof msg, "%s", tess_errmsg());
-    qsort(names, n, sizeof *names, compare_names);
+    if (st) {
+        tess_stencils_free_paths(names, n);
+        return st;
+    }
+    if (n) qsort(names, n, sizeof *names, compare_names);
+    *paths = names;
+    *count = n;
+    return TESS_OK;
+}
+
+tess_status tess_stencils_register_library(const char *lib_dir) {
+    char **paths;
+    size_t n;
+    tess_status first = tess_stencils_library_files(lib_dir, &paths, &n);
+    if (first) return first;
+    char msg[1024] = "";
     for (size_t i = 0; i < n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", lib_dir, names[i]);
         char *text;
         size_t len;
-        tess_status st = tess_read_file(path, &text, &len);
+        tess_status st = tess_read_file(paths[i], &text, &len);
         if (st && !first) {
             first = st;
             snprintf(msg, sizeof msg, "%s", tess_errmsg());
         }
-        if (!st) register_text(text, len, path, &first, msg, sizeof msg);
+        if (!st) register_text(text, len, paths[i], &first, msg, sizeof msg);
         if (!st) free(text);
-        free(names[i]);
     }
-    free(names);
+    tess_stencils_free_paths(paths, n);
     return first ? tess_error(first, "%s", msg) : TESS_OK;
+}
+
+tess_status tess_stencils_register_new_file(const char *path, char *name, size_t name_len) {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    snprintf(name, name_len, "%.*s", (int)(strlen(base) > 8 ? strlen(base) - 8 : strlen(base)), base);
+    tess_spec *s;
+    tess_status st = tess_spec_load(path, &s);
+    if (st) return st;
+    snprintf(name, name_len, "%s", s->name);
+    if (entry_named(s->name) || tess_op_find(s->name)) {
+        st = tess_error(TESS_ERR_ARG, "%s: stencil '%s' has the name of a built-in operator (rename it)", path,
+                        s->name);
+        tess_spec_destroy(s);
+        return st;
+    }
+    return tess_stencils_register_spec(s);
 }
 
 tess_status tess_stencils_register_builtin(void) {

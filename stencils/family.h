@@ -19,6 +19,15 @@
  * first failure is returned (TESS_ERR_FORMAT, "file:line:col: ...") after
  * the others are registered. */
 tess_status tess_stencils_register_library(const char *lib_dir);
+/* The paths of the *.stencil files of lib_dir, in name order (owned: free
+ * them with tess_stencils_free_paths). TESS_ERR_IO if it cannot be read. */
+tess_status tess_stencils_library_files(const char *lib_dir, char ***paths, size_t *n);
+void tess_stencils_free_paths(char **paths, size_t n);
+/* Parses one stencil file and registers it as a new operator. Its stencil's
+ * name (the file's name without .stencil when it does not parse) goes to
+ * name. A name that an operator or stencil already has is refused
+ * (TESS_ERR_ARG): a user's file never silently loses to a built-in. */
+tess_status tess_stencils_register_new_file(const char *path, char *name, size_t name_len);
 /* Registers the library compiled into the binary (the .stencil files of stencils/templates). */
 tess_status tess_stencils_register_builtin(void);
 /* Registers one finished spec; the family takes ownership (also on failure).

@@ -5,6 +5,7 @@
  * One explicit Euler step of the heat equation with fixed boundary values;
  * ping-ponging in and out runs a simulation. Grids are z, y, x with x fastest.
  */
+#include <stdio.h>
 #include "core/error.h"
 #include "heat3d.h"
 
@@ -23,8 +24,10 @@ static tess_status heat3d_check(const tess_op *op, const tess_task *t) {
 static tess_status heat3d_buffers(const tess_op *op, const tess_task *t, tess_buffer_list *out) {
     (void)op;
     int64_t count = tess_shape_elements(t->shape, 3);
-    tess_status st = tess_buffer_list_add(out, "in", TESS_BUF_IN, t->dtype, count);
-    return st ? st : tess_buffer_list_add(out, "out", TESS_BUF_OUT, t->dtype, count);
+    tess_status st = tess_buffer_list_add(out, "u", TESS_BUF_IN, t->dtype, count);
+    if (!st) st = tess_buffer_list_add(out, "u_new", TESS_BUF_OUT, t->dtype, count);
+    if (!st) snprintf(out->spec[1].advances, sizeof out->spec[1].advances, "u");
+    return st;
 }
 
 static tess_status heat3d_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
@@ -75,7 +78,7 @@ static const tess_op_backend heat3d_impl[] = {
 const tess_op tess_op_heat3d = {
     .name = "heat3d",
     .family = "stencils",
-    .summary = "3D 7-point heat stencil, one explicit time step (buffers: in, out)",
+    .summary = "3D 7-point heat stencil, one explicit time step (buffers: u, u_new)",
     .default_shape = "256x256x256",
     .extents = "z,y,x",
     .impl = heat3d_impl,

@@ -14,16 +14,22 @@
 typedef struct grid_state {
     const tess_spec *s;
     int64_t n[TESS_SPEC_MAX_RANK];
+    bool wrap[TESS_SPEC_MAX_RANK];   /* periodic axes */
     const double *field[TESS_SPEC_MAX_FIELDS];
 } grid_state;
 
+/* The interpreter's inner loop: indices wrap by adding or subtracting the
+ * extent (an offset may exceed a small extent), not by division. */
 static double read_field(const grid_state *g, const tess_expr *e, const int64_t *p) {
     const tess_spec *s = g->s;
     int64_t idx = 0;
     for (int a = s->rank - s->field[e->index].rank; a < s->rank; a++) {
-        int64_t c = p[a] + e->off[a];
-        if (tess_spec_periodic(s, a)) c = ((c % g->n[a]) + g->n[a]) % g->n[a];
-        idx = idx * g->n[a] + c;
+        int64_t c = p[a] + e->off[a], n = g->n[a];
+        if (g->wrap[a]) {
+            while (c < 0) c += n;
+            while (c >= n) c -= n;
+        }
+        idx = idx * n + c;
     }
     return g->field[e->index][idx];
 }
@@ -185,6 +191,7 @@ static tess_status load_inputs(const tess_spec *s, tess_dtype real, const int64_
     memset(g, 0, sizeof *g);
     g->s = s;
     memcpy(g->n, shape, (size_t)s->rank * sizeof *shape);
+    for (int a = 0; a < s->rank; a++) g->wrap[a] = tess_spec_periodic(s, a);
     for (int f = 0; f < s->nfields; f++) {
         int64_t n = tess_spec_field_count(s, f, shape);
         owned[f] = malloc((size_t)n * sizeof(double));

@@ -126,8 +126,8 @@ static tess_status resolve(tess_spec *s, int k, tess_expr *e) {
     memset(e->off, 0, sizeof e->off);
     for (int i = 0; i < e->noff; i++) {
         if (e->woff[i] < -TESS_SPEC_MAX_OFFSET || e->woff[i] > TESS_SPEC_MAX_OFFSET)
-            return fail(s, e->line, e->col, "offset %d of '%s' is beyond +-%d", e->woff[i], e->name,
-                        TESS_SPEC_MAX_OFFSET);
+            return fail(s, e->line, e->col, "offset %d of '%s' is not between -%d and %d", e->woff[i], e->name,
+                        TESS_SPEC_MAX_OFFSET, TESS_SPEC_MAX_OFFSET);
         e->off[s->rank - e->noff + i] = e->woff[i];
     }
     return TESS_OK;

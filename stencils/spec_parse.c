@@ -121,9 +121,13 @@ static tess_status parse_offsets(parser *ps, int *off, int *n) {
             sign = ps->tok.text[0] == '-' ? -1 : 1;
             if ((st = advance(ps))) return st;
         }
-        int v;
-        if ((st = take_int(ps, "an integer offset", 0, TESS_SPEC_MAX_OFFSET, &v))) return st;
-        off[(*n)++] = sign * v;
+        spec_token number = ps->tok;
+        if (number.kind != TOK_NUMBER || number.num != floor(number.num)) return expected(ps, "an integer offset");
+        if (number.num > TESS_SPEC_MAX_OFFSET)
+            return perr(ps, &number, "offset %s%.0f is not between -%d and %d", sign < 0 ? "-" : "", number.num,
+                        TESS_SPEC_MAX_OFFSET, TESS_SPEC_MAX_OFFSET);
+        off[(*n)++] = sign * (int)number.num;
+        if ((st = advance(ps))) return st;
         if (spec_tok_is(&ps->tok, "]")) return advance(ps);
         st = expect_punct(ps, ",");
     }

@@ -38,9 +38,14 @@ static int planted_suite(const tess_backend_ops *be, const tess_device *dev, con
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 5;   /* covers starting the runner (a GPU context) */
     o.min_time_s = 0.001;
+    tess_space *space = NULL;
+    CHECK_OK(tess_op_space(&planted, &task, dev, &space));
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(&planted, &task, be, dev, &o, &ev));
-    if (!ev) return check_finish(name);
+    if (space) CHECK_OK(tess_evaluator_create_hw(&planted, &task, space, be, dev, &o, &ev));
+    if (!ev) {
+        tess_space_destroy(space);
+        return check_finish(name);
+    }
 
     /* every mode once, in one batch */
     tess_config configs[6];
@@ -102,6 +107,7 @@ static int planted_suite(const tess_backend_ops *be, const tess_device *dev, con
     CHECK(out.evaluations == 3 && seeded.n == 3);
     for (int i = 0; i < seeded.n && i < 3; i++) CHECK(tess_config_equal(&seeded.r[i].config, &three[i]));
     tess_evaluator_destroy(ev);
+    tess_space_destroy(space);
     return check_finish(name);
 }
 

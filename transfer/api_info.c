@@ -16,6 +16,7 @@
 
 _Static_assert(TESS_KEY_LEN == TESS_KEY_MAX, "public and internal key lengths differ");
 _Static_assert(TESS_SHAPE_MAX == TESS_MAX_DIMS, "public and internal ranks differ");
+_Static_assert(TESS_DEVICE_CEILINGS == TESS_CEILING_COUNT, "public and internal ceilings differ");
 
 tess_status tess_init(void) { return tess_register_builtin(); }
 
@@ -46,10 +47,10 @@ tess_status tess_op_info_at(int i, tess_op_info *out) {
 
 tess_status tess_op_info_find(const char *name, tess_op_info *out) {
     tess_status st = tess_init();
+    if (!st && !name) st = tess_error(TESS_ERR_ARG, "no operator named");
+    if (!st) st = tess_op_check(name);   /* unknown, or a user stencil file that failed */
     if (st) return st;
-    const tess_op *op = tess_op_find(name);
-    if (!op) return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see tessera ops)", name ? name : "");
-    op_info(op, out);
+    op_info(tess_op_find(name), out);
     return TESS_OK;
 }
 
@@ -94,8 +95,14 @@ static void device_info(const tess_device *d, tess_device_info *out) {
     out->max_threads_per_block = d->max_threads_per_block;
     out->max_threads_per_sm = d->max_threads_per_sm;
     out->warp_size = d->warp_size;
-    out->ceiling_gbps = d->ceiling_gbps;
-    out->ceiling_gflops = d->ceiling_gflops;
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) {
+        const tess_ceiling *c = &d->ceiling[k];
+        out->ceiling[k].label = tess_ceiling_label((tess_ceiling_kind)k);
+        out->ceiling[k].unit = tess_ceiling_is_bandwidth((tess_ceiling_kind)k) ? "GB/s" : "GFLOP/s";
+        out->ceiling[k].value = c->value;
+        out->ceiling[k].measured = tess_ceiling_measured(c);
+        snprintf(out->ceiling[k].calibrated_at, sizeof out->ceiling[k].calibrated_at, "%s", c->calibrated_at);
+    }
 }
 
 tess_status tess_device_info_at(tess_context *ctx, int i, tess_device_info *out) {
@@ -127,16 +134,14 @@ tess_status tess_device_calibrate(tess_context *ctx, const char *backend, tess_d
         st = tess_error(TESS_ERR_UNAVAILABLE, "no backend available");
         for (int i = tess_backend_count() - 1; i >= 0 && st; i--) st = (be = tess_backend_at(i))->probe(&d);
     }
-    double gbps = 0, gflops = 0;
+    double rates[TESS_CEILING_COUNT];
     int64_t id;
     tess_records *db = tess_context_records(ctx);
     if (!st) st = tess_records_put_device(db, &d, &id);   /* fails first on a read-only database */
     if (!st) st = tess_cache_check();
-    if (!st) st = tess_backend_calibrate_isolated(be, &d, &gbps, &gflops);
-    if (!st) st = tess_records_set_ceilings(db, &d, gbps, gflops);
+    if (!st) st = tess_backend_calibrate_isolated(be, &d, rates);
+    if (!st) st = tess_records_set_ceilings(db, &d, rates);
     if (st) return st;
-    d.ceiling_gbps = gbps;
-    d.ceiling_gflops = gflops;
     memset(out, 0, sizeof *out);
     device_info(&d, out);
     return TESS_OK;

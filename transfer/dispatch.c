@@ -262,3 +262,20 @@ void tess_kernel_destroy(tess_kernel *k) {
     tess_space_destroy(k->space);
     free(k);
 }
+
+tess_status tess_kernel_alloc(tess_kernel *k, size_t bytes, void **ptr) {
+    *ptr = NULL;
+    return k->s.be->alloc(k->ctx, bytes, ptr);
+}
+
+void tess_kernel_free(tess_kernel *k, void *ptr) {
+    if (ptr) k->s.be->release(k->ctx, ptr);
+}
+
+tess_status tess_kernel_upload(tess_kernel *k, void *dst, const void *host, size_t bytes) {
+    return k->s.be->upload(k->ctx, dst, host, bytes);
+}
+
+tess_status tess_kernel_download(tess_kernel *k, void *host, const void *src, size_t bytes) {
+    return k->s.be->download(k->ctx, host, src, bytes);
+}

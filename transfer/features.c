@@ -29,7 +29,7 @@ void tess_task_profile_init(tess_task_profile *p, const tess_task *t, const tess
     f[10] = log2p(flops / (bytes > 0 ? bytes : 1));
     f[11] = dev ? log2p(dev->units) : 0;
     f[12] = dev ? log2p((double)dev->l2_bytes) : 0;
-    f[13] = dev ? log2p(dev->ceiling_gbps) : 0;
+    f[13] = dev ? log2p(dev->ceiling[TESS_CEILING_COPY].value) : 0;
 }
 
 double tess_task_similarity(const tess_task_profile *a, const tess_task_profile *b) {

@@ -4,82 +4,102 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
-#include "search/bench.h"
-#include "search/replay.h"
+#include "core/tune.h"
 #include "transfer_bench.h"
 #include "warmstart.h"
 
 typedef struct ranked {
-    tess_config c;
+    size_t point;
     double ms;
 } ranked;
 
+/* Fastest first; equal times in the recording's order. */
 static int by_time(const void *a, const void *b) {
-    double x = ((const ranked *)a)->ms, y = ((const ranked *)b)->ms;
-    return (x > y) - (x < y);
+    const ranked *x = a, *y = b;
+    if (x->ms != y->ms) return (x->ms > y->ms) - (x->ms < y->ms);
+    return (x->point > y->point) - (x->point < y->point);
 }
 
-#define MAX_PRIORS 512
-
-/* The source's `top` fastest configs, mapped into the target's space, and
- * its fastest MAX_PRIORS measurements as cost-model priors. */
-static tess_status warm_configs(const tess_evaluator *src, const tess_space *dst, int top,
-                                tess_config *out, int *n, tess_prior *priors, int *npriors) {
-    size_t total = tess_replay_size(src);
+tess_status tess_transfer_bench_warm(const tess_bench_space *source, const tess_space *target, int top,
+                                     tess_warm_start *out) {
+    memset(out, 0, sizeof *out);
+    size_t total = tess_replay_size(source->replay);
     ranked *r = malloc((total ? total : 1) * sizeof *r);
-    if (!r) return tess_error(TESS_ERR_NOMEM, "transfer benchmark");
+    int want = tess_warm_rows_wanted(top);
+    tess_record_row *rows = calloc((size_t)want, sizeof *rows);
+    if (!r || !rows) {
+        free(r), free(rows);
+        return tess_error(TESS_ERR_NOMEM, "transfer benchmark");
+    }
     size_t nok = 0;
     for (size_t i = 0; i < total; i++) {
         tess_outcome st;
         double ms;
-        tess_replay_point(src, i, &r[nok].c, &st, &ms);
-        if (st == TESS_RESULT_OK && isfinite(ms)) r[nok++].ms = ms;
+        tess_replay_point(source->replay, i, NULL, &st, &ms);
+        if (st == TESS_RESULT_OK && isfinite(ms)) r[nok++] = (ranked){i, ms};
     }
     qsort(r, nok, sizeof *r, by_time);
-    tess_config_set *seen = tess_config_set_create();
-    *n = 0;
-    *npriors = 0;
-    for (size_t i = 0; i < nok && *npriors < MAX_PRIORS; i++) {
-        char text[1024];
+    tess_warm_input in = {.rows = rows, .source = {.similarity = 1.0, .best_ms = nok ? r[0].ms : INFINITY}};
+    snprintf(in.source.task_key, sizeof in.source.task_key, "%s", source->name);
+    tess_status st = TESS_OK;
+    for (size_t i = 0; i < nok && in.n < want && !st; i++) {
         tess_config c;
-        if (tess_config_format(src->space, &r[i].c, text, sizeof text) != TESS_OK ||
-            tess_config_map(dst, text, &c) != TESS_OK || !tess_config_set_add(seen, &c))
-            continue;
-        if (*n < top) out[(*n)++] = c;
-        priors[(*npriors)++] = (tess_prior){c, log(r[i].ms / r[0].ms), 1.0};
+        tess_replay_point(source->replay, r[i].point, &c, NULL, NULL);
+        st = tess_config_format(source->space, &c, rows[in.n].config, sizeof rows[in.n].config);
+        rows[in.n].status = TESS_RESULT_OK;
+        rows[in.n++].time_ms = r[i].ms;
     }
-    tess_config_set_destroy(seen);
+    if (!st) st = tess_warm_start_from(target, &in, nok ? 1 : 0, top, out);
     free(r);
-    return TESS_OK;
+    free(rows);
+    return st;
 }
 
-/* Evaluations until a config within 5% and within 1% of the optimum; INFINITY if never. */
-static tess_status one_run(const tess_strategy_ops *ops, const tess_bench_space *bs, uint64_t seed,
-                           int budget, const tess_config *warm, int nwarm, const tess_prior *priors,
-                           int npriors, double evals[2]) {
-    tess_strategy_options o = {.seed = seed, .batch = 8, .budget = budget, .warm = warm, .nwarm = nwarm,
-                               .priors = priors, .npriors = npriors};
-    void *state;
-    tess_status st = ops->create(bs->ev->space, &o, &state);
-    if (st) return st;
+typedef struct run_state {
+    const tess_bench_space *target;
+    int done;
+    double *evals;
+    tess_result_fn on_result;
+    void *user;
+} run_state;
+
+static void count_result(const tess_result *r, void *user) {
+    run_state *rs = user;
+    rs->done++;
+    bool ok = r->status == TESS_RESULT_OK;
+    if (ok && r->time_ms <= 1.05 * rs->target->best_ms && isinf(rs->evals[0])) rs->evals[0] = rs->done;
+    if (ok && r->time_ms <= 1.01 * rs->target->best_ms && isinf(rs->evals[1])) rs->evals[1] = rs->done;
+    if (rs->on_result) rs->on_result(r, rs->user);
+}
+
+static bool within_1pct(const tess_result *r, void *user) {
+    (void)r;
+    return isfinite(((const run_state *)user)->evals[1]);
+}
+
+tess_status tess_transfer_bench_run(const tess_strategy_ops *ops, const tess_bench_space *target,
+                                    const tess_warm_start *warm, tess_transfer_mode mode, uint64_t seed,
+                                    int budget, tess_result_fn on_result, void *user, double evals[2]) {
     evals[0] = evals[1] = INFINITY;
-    int done = 0;
-    tess_config batch[8];
-    while (!st && done < budget && isinf(evals[1])) {
-        int n = 0;
-        st = ops->propose(state, batch, budget - done < 8 ? budget - done : 8, &n);
-        if (st || n == 0) break;
-        for (int i = 0; i < n && !st; i++) {
-            tess_outcome status;
-            double ms;
-            if (!tess_replay_lookup(bs->ev, &batch[i], &status, &ms)) status = TESS_RESULT_INVALID, ms = INFINITY;
-            done++;
-            if (status == TESS_RESULT_OK && ms <= 1.05 * bs->best_ms && isinf(evals[0])) evals[0] = done;
-            if (status == TESS_RESULT_OK && ms <= 1.01 * bs->best_ms && isinf(evals[1])) evals[1] = done;
-            st = ops->observe(state, &batch[i], status, status == TESS_RESULT_OK ? ms : INFINITY);
-        }
+    tess_warm_start use = {0};
+    if (warm && mode != TESS_TRANSFER_COLD) use = *warm;
+    if (mode == TESS_TRANSFER_BEST_ONLY) {
+        use.n = use.n ? 1 : 0;
+        use.npriors = 0;
     }
-    ops->destroy(state);
+    tess_config dflt, *seeds;
+    int nseeds;
+    tess_status st = tess_warm_seeds(tess_replay_default(target->replay, &dflt) ? &dflt : NULL, &use, &seeds,
+                                     &nseeds);
+    if (st) return st;
+    run_state rs = {.target = target, .evals = evals, .on_result = on_result, .user = user};
+    tess_tune_loop_options lo = {.strategy = ops, .budget = budget, .seed = seed, .batch = 8,
+                                 .seeds = seeds, .nseeds = nseeds, .priors = use.priors,
+                                 .npriors = use.npriors, .strict = true, .on_result = count_result,
+                                 .stop = within_1pct, .user = &rs};
+    tess_tune_outcome out;
+    st = tess_tune_loop(target->ev, &lo, &out);
+    free(seeds);
     return st;
 }
 
@@ -96,7 +116,7 @@ static double median(double *v, int n) {
 static double ratio_of(const tess_bench_space *bs, const tess_config *c) {
     tess_outcome status;
     double ms;
-    if (!tess_replay_lookup(bs->ev, c, &status, &ms) || status != TESS_RESULT_OK) return 0;
+    if (!tess_replay_lookup(bs->replay, c, &status, &ms) || status != TESS_RESULT_OK) return 0;
     return bs->best_ms / ms;
 }
 
@@ -105,32 +125,34 @@ tess_status tess_transfer_bench(const char *source_path, const char *target_path
     memset(out, 0, sizeof *out);
     const tess_strategy_ops *ops = tess_strategy_find(strategy);
     if (!ops) return tess_error(TESS_ERR_ARG, "unknown strategy '%s'", strategy);
-    if (repeats < 1 || budget < 1 || top < 1) return tess_error(TESS_ERR_ARG, "repeats, budget and top must be positive");
+    if (repeats < 1 || budget < 1 || top < 1)
+        return tess_error(TESS_ERR_ARG, "repeats, budget and top must be positive");
     tess_bench_space src = {0}, dst = {0};
+    tess_warm_start warm = {0};
     tess_status st = tess_bench_space_open(source_path, &src);
     if (!st) st = tess_bench_space_open(target_path, &dst);
-    tess_config *warm = malloc((size_t)top * sizeof *warm);
-    tess_prior *priors = malloc(MAX_PRIORS * sizeof *priors);
-    int npriors = 0;
     /* evaluations to within 5% and 1% per run: cold, warm, best only */
     double *cold = malloc((size_t)repeats * 6 * sizeof *cold);
     double *hot = cold ? cold + 2 * repeats : NULL, *one = cold ? cold + 4 * repeats : NULL;
-    if (!st && (!warm || !cold || !priors)) st = tess_error(TESS_ERR_NOMEM, "transfer benchmark");
-    if (!st) st = warm_configs(src.ev, dst.ev->space, top, warm, &out->nwarm, priors, &npriors);
+    if (!st && !cold) st = tess_error(TESS_ERR_NOMEM, "transfer benchmark");
+    if (!st) st = tess_transfer_bench_warm(&src, dst.space, top, &warm);
     for (int r = 0; r < repeats && !st; r++) {
-        double c[2] = {INFINITY, INFINITY}, h[2] = {INFINITY, INFINITY}, b[2] = {INFINITY, INFINITY};
-        st = one_run(ops, &dst, (uint64_t)r + 1, budget, NULL, 0, NULL, 0, c);
-        if (!st) st = one_run(ops, &dst, (uint64_t)r + 1, budget, warm, out->nwarm, priors, npriors, h);
-        if (!st) st = one_run(ops, &dst, (uint64_t)r + 1, budget, warm, out->nwarm ? 1 : 0, NULL, 0, b);
+        double c[2], h[2], b[2];
+        uint64_t seed = (uint64_t)r + 1;
+        st = tess_transfer_bench_run(ops, &dst, &warm, TESS_TRANSFER_COLD, seed, budget, NULL, NULL, c);
+        if (!st) st = tess_transfer_bench_run(ops, &dst, &warm, TESS_TRANSFER_WARM, seed, budget, NULL, NULL, h);
+        if (!st)
+            st = tess_transfer_bench_run(ops, &dst, &warm, TESS_TRANSFER_BEST_ONLY, seed, budget, NULL, NULL, b);
         cold[r] = c[0], cold[repeats + r] = c[1], hot[r] = h[0], hot[repeats + r] = h[1];
         one[r] = b[0], one[repeats + r] = b[1];
     }
-    out->npriors = npriors;
     if (!st) {
         snprintf(out->source, sizeof out->source, "%s", src.name);
         snprintf(out->target, sizeof out->target, "%s", dst.name);
         out->runs = repeats;
         out->budget = budget;
+        out->nwarm = warm.n;
+        out->npriors = warm.npriors;
         out->cold_median = median(cold, repeats);
         out->warm_median = median(hot, repeats);
         out->cold_median_1pct = median(cold + repeats, repeats);
@@ -139,10 +161,11 @@ tess_status tess_transfer_bench(const char *source_path, const char *target_path
         out->best_only_median_1pct = median(one + repeats, repeats);
         out->target_optimum_ms = dst.best_ms;
         out->random_expected = tess_bench_random_expectation(dst.n, dst.within_5pct);
-        out->best_only_ratio = out->nwarm ? ratio_of(&dst, &warm[0]) : 0;
+        out->best_only_ratio = warm.n ? ratio_of(&dst, &warm.configs[0]) : 0;
     }
-    free(warm), free(cold), free(priors);
-    if (src.ev) tess_bench_space_close(&src);
-    if (dst.ev) tess_bench_space_close(&dst);
+    free(cold);
+    tess_warm_start_free(&warm);
+    tess_bench_space_close(&src);
+    tess_bench_space_close(&dst);
     return st;
 }

@@ -147,6 +147,62 @@ static int keep_fastest(const tess_record_row *row, void *user) {
     return 0;
 }
 
+int tess_warm_rows_wanted(int per_source) {
+    return per_source > TESS_WARM_PRIORS_PER_SOURCE ? per_source : TESS_WARM_PRIORS_PER_SOURCE;
+}
+
+tess_status tess_warm_start_from(const tess_space *space, const tess_warm_input *in, int nsrc, int per_source,
+                                 tess_warm_start *out) {
+    memset(out, 0, sizeof *out);
+    if (nsrc > TESS_WARM_MAX_SOURCES)
+        return tess_error(TESS_ERR_ARG, "warm start: more than %d sources", TESS_WARM_MAX_SOURCES);
+    int nrows = 0;
+    for (int i = 0; i < nsrc; i++) {
+        out->sources[i] = in[i].source;
+        nrows += in[i].n;
+    }
+    out->nsources = nsrc;
+    out->configs = malloc((size_t)(nsrc * per_source + 1) * sizeof *out->configs);
+    out->priors = malloc((size_t)(nrows + 1) * sizeof *out->priors);
+    int *taken = calloc((size_t)(nsrc ? nsrc : 1), 2 * sizeof *taken), *next = taken ? taken + nsrc : NULL;
+    tess_config_set *seen = tess_config_set_create();
+    tess_status st = TESS_OK;
+    if (!out->configs || !out->priors || !taken || !seen) st = tess_error(TESS_ERR_NOMEM, "warm start");
+    /* nsrc * per_source slots, shared among the sources in proportion to
+     * their similarity (D'Hondt: the next slot goes to the source with the
+     * largest similarity / (slots taken + 1)); each source gives its fastest
+     * configs not yet taken, none much slower than its best. */
+    while (!st && out->n < nsrc * per_source) {
+        int pick = -1;
+        for (int i = 0; i < nsrc; i++)
+            if (next[i] < in[i].n && (pick < 0 || in[i].source.similarity / (taken[i] + 1) >
+                                                       in[pick].source.similarity / (taken[pick] + 1)))
+                pick = i;
+        if (pick < 0) break;
+        const tess_record_row *row = &in[pick].rows[next[pick]++];
+        tess_config c;
+        if (row->time_ms > TESS_WARM_MAX_SLOWDOWN * in[pick].rows[0].time_ms) {
+            next[pick] = in[pick].n;
+        } else if (tess_config_map(space, row->config, &c) == TESS_OK && tess_config_set_add(seen, &c)) {
+            out->configs[out->n++] = c;
+            taken[pick]++;
+        }
+    }
+    /* Priors: every measurement, timed relative to its task's best. */
+    for (int i = 0; i < nsrc && !st; i++)
+        for (int k = 0; k < in[i].n; k++) {
+            tess_prior *p = &out->priors[out->npriors];
+            if (tess_config_map(space, in[i].rows[k].config, &p->config) != TESS_OK) continue;
+            p->rel_log_time = log(in[i].rows[k].time_ms / in[i].rows[0].time_ms);
+            p->weight = in[i].source.similarity;
+            out->npriors++;
+        }
+    free(taken);
+    tess_config_set_destroy(seen);
+    if (st) tess_warm_start_free(out);
+    return st;
+}
+
 tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *target,
                                   const tess_space *space, int max_sources, int per_source,
                                   tess_warm_start *out) {
@@ -161,79 +217,25 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
     if (g.n > 1) qsort(g.c, (size_t)g.n, sizeof *g.c, by_similarity);
     int nsrc = 0;   /* tasks of other families are no guide: they fall under the threshold */
     while (nsrc < g.n && nsrc < max_sources && g.c[nsrc].similarity >= TESS_WARM_MIN_SIMILARITY) nsrc++;
-    int keep = per_source > TESS_WARM_PRIORS_PER_SOURCE ? per_source : TESS_WARM_PRIORS_PER_SOURCE;
-    top_results *tops = calloc((size_t)(nsrc ? nsrc : 1), sizeof *tops);
-    out->configs = malloc((size_t)(nsrc * per_source + 1) * sizeof *out->configs);
-    out->priors = malloc((size_t)(nsrc * keep + 1) * sizeof *out->priors);
-    tess_config_set *seen = tess_config_set_create();
-    if (!tops || !out->configs || !out->priors || !seen) st = tess_error(TESS_ERR_NOMEM, "warm start");
+    int keep = tess_warm_rows_wanted(per_source);
+    top_results tops[TESS_WARM_MAX_SOURCES] = {{0}};
+    tess_warm_input in[TESS_WARM_MAX_SOURCES];
     for (int i = 0; i < nsrc && !st; i++) {
         tops[i].max = keep;
         tops[i].rows = calloc((size_t)keep, sizeof *tops[i].rows);
         if (!tops[i].rows) st = tess_error(TESS_ERR_NOMEM, "warm start");
         if (!st) st = tess_records_foreach(db, g.c[i].summary.task_key, g.c[i].summary.device_key,
                                            keep_fastest, &tops[i]);
-        tess_warm_source *src = &out->sources[out->nsources++];
+        tess_warm_source *src = &in[i].source;
         snprintf(src->task_key, sizeof src->task_key, "%s", g.c[i].summary.task_key);
         snprintf(src->device_key, sizeof src->device_key, "%s", g.c[i].summary.device_key);
         src->similarity = g.c[i].similarity;
         src->best_ms = g.c[i].summary.best_ms;
+        in[i].rows = tops[i].rows;
+        in[i].n = tops[i].n;
     }
-    /* nsrc * per_source slots, shared among the sources in proportion to
-     * their similarity (D'Hondt: the next slot goes to the source with the
-     * largest similarity / (slots taken + 1)); each source gives its fastest
-     * configs not yet taken, none much slower than its best. */
-    int *taken = calloc((size_t)(nsrc ? nsrc : 1), 2 * sizeof *taken), *next = taken ? taken + nsrc : NULL;
-    if (!taken && !st) st = tess_error(TESS_ERR_NOMEM, "warm start");
-    while (!st && out->n < nsrc * per_source) {
-        int pick = -1;
-        for (int i = 0; i < nsrc; i++)
-            if (next[i] < tops[i].n &&
-                (pick < 0 || g.c[i].similarity / (taken[i] + 1) > g.c[pick].similarity / (taken[pick] + 1)))
-                pick = i;
-        if (pick < 0) break;
-        const tess_record_row *row = &tops[pick].rows[next[pick]++];
-        tess_config c;
-        if (row->time_ms > TESS_WARM_MAX_SLOWDOWN * tops[pick].rows[0].time_ms) {
-            next[pick] = tops[pick].n;
-        } else if (tess_config_map(space, row->config, &c) == TESS_OK && tess_config_set_add(seen, &c)) {
-            out->configs[out->n++] = c;
-            taken[pick]++;
-        }
-    }
-    free(taken);
-    /* Priors: every kept measurement, timed relative to its task's best. */
-    for (int i = 0; i < nsrc && !st; i++)
-        for (int k = 0; k < tops[i].n; k++) {
-            tess_prior *p = &out->priors[out->npriors];
-            if (tess_config_map(space, tops[i].rows[k].config, &p->config) != TESS_OK) continue;
-            p->rel_log_time = log(tops[i].rows[k].time_ms / tops[i].rows[0].time_ms);
-            p->weight = out->sources[i].similarity;
-            out->npriors++;
-        }
+    if (!st) st = tess_warm_start_from(space, in, nsrc, per_source, out);
     for (int i = 0; i < nsrc; i++) free(tops[i].rows);
-    free(tops);
     free(g.c);
-    tess_config_set_destroy(seen);
-    if (st) tess_warm_start_free(out);
     return st;
-}
-
-void tess_warm_start_free(tess_warm_start *w) {
-    free(w->configs);
-    free(w->priors);
-    w->configs = NULL;
-    w->priors = NULL;
-    w->n = w->npriors = 0;
-}
-
-void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len) {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < w->nsources && used < len; i++) {
-        int k = snprintf(buf + used, len - used, "%s%s on %s (similarity %.2f)", i ? "; " : "",
-                         w->sources[i].task_key, w->sources[i].device_key, w->sources[i].similarity);
-        if (k < 0) break;
-        used += (size_t)k;
-    }
 }

@@ -9,51 +9,52 @@
 
 #include "core/records.h"
 #include "core/space.h"
-#include "core/strategy.h"
+#include "core/warm.h"
 #include "features.h"
 
-#define TESS_WARM_MAX_SOURCES 8
 /* Sources less similar than this are ignored. */
 #define TESS_WARM_MIN_SIMILARITY 0.05
-
-typedef struct tess_warm_source {
-    char task_key[TESS_KEY_MAX];
-    char device_key[TESS_KEY_MAX];
-    double similarity;
-    double best_ms;
-} tess_warm_source;
-
 /* A source's configs slower than this times its best are no warm start. */
 #define TESS_WARM_MAX_SLOWDOWN 1.25
 /* Measurements per source task kept as cost-model priors. */
 #define TESS_WARM_PRIORS_PER_SOURCE 64
 
-typedef struct tess_warm_start {
-    tess_config *configs;       /* legal, distinct, most promising first (malloc'd) */
+/* One source's measurements, as a warm start takes them: its fastest ok
+ * results, fastest first, configs in the source's own spelling
+ * ("name=value,..."; only config and time_ms are read). */
+typedef struct tess_warm_input {
+    tess_warm_source source;
+    const tess_record_row *rows;
     int n;
-    tess_prior *priors;         /* the sources' fastest measurements, mapped (malloc'd) */
-    int npriors;
-    tess_warm_source sources[TESS_WARM_MAX_SOURCES];
-    int nsources;
-} tess_warm_start;
+} tess_warm_input;
+
+/* How many of a source's fastest results a warm start of per_source configs
+ * reads (the configs, and the priors). */
+int tess_warm_rows_wanted(int per_source);
+
+/* The one way a warm start is made, whether its sources come from the
+ * records (tess_warm_start_build) or from a replayed recording (the transfer
+ * benchmark): up to nsrc * per_source configs mapped into `space`
+ * (tess_config_map), shared among the sources in proportion to their
+ * similarity, each source giving its fastest configs not yet taken, none
+ * slower than TESS_WARM_MAX_SLOWDOWN times its best; and every row mapped as
+ * a prior, its time relative to its source's best, weighted by the source's
+ * similarity. Sources must be most similar first, at most
+ * TESS_WARM_MAX_SOURCES. */
+tess_status tess_warm_start_from(const tess_space *space, const tess_warm_input *in, int nsrc, int per_source,
+                                 tess_warm_start *out);
 
 /* Builds a warm start for `target` from the records in db, excluding the
- * target task on its own device. At most max_sources tasks and
- * max_sources * per_source warm-start configs, shared among the sources in
- * proportion to their similarity, and up to TESS_WARM_PRIORS_PER_SOURCE
- * measurements from each as priors. An empty result (n == 0) is not an error. */
+ * target task on its own device: the at most max_sources most similar tasks
+ * (no less similar than TESS_WARM_MIN_SIMILARITY), through
+ * tess_warm_start_from. An empty result (n == 0) is not an error. */
 tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *target,
                                   const tess_space *space, int max_sources, int per_source,
                                   tess_warm_start *out);
-void tess_warm_start_free(tess_warm_start *w);
-
 /* Maps "name=value,..." from another space into this one: each parameter
  * takes the nearest legal value (log scale for positive numbers, the same
  * label for categories), missing ones the default; an illegal result is
  * repaired by the nearest legal neighbour. TESS_ERR_NOTFOUND if none. */
 tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out);
-
-/* "heat3d:f32:256x256x256 (0.82), ..." for reports. */
-void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len);
 
 #endif

@@ -11,10 +11,13 @@ static void help(void) {
     printf("usage: tessera bench transfer SOURCE TARGET [--strategy S] [--budget N] [--repeats R] [--top K]\n\n"
            "Replays TARGET (a recorded space: Kernel Tuner cache, T4 file or tessera record export)\n"
            "with the strategy (default agent) R times (default 20) in each of three modes: cold;\n"
-           "warm-started from the K (default 8) fastest configs of SOURCE mapped into TARGET's space,\n"
-           "with SOURCE's measurements as cost-model priors; and from SOURCE's best config alone,\n"
-           "then a cold search (best only). Reports the median evaluations to get within 5%% and\n"
-           "1%% of TARGET's optimum, and how good SOURCE's best config alone is on TARGET.\n");
+           "warm-started from up to K (default 8) of SOURCE's fastest configs (none over 1.25x its\n"
+           "best) mapped into TARGET's space, with SOURCE's fastest measurements as cost-model\n"
+           "priors; and from SOURCE's best config alone, then a cold search (best only). The warm\n"
+           "start is built and searched as `tessera tune` does: the template's default first when\n"
+           "TARGET marks it, then the warm-start configs. Reports the median evaluations to get\n"
+           "within 5%% and 1%% of TARGET's optimum, and how good SOURCE's best config alone is on\n"
+           "TARGET.\n");
 }
 
 static void evals(double v) {

@@ -18,6 +18,8 @@ static int no_options(const char *cmd, int argc, char **argv, const char *usage)
 int cmd_ops(int argc, char **argv) {
     int rc = no_options("ops", argc, argv, "usage: tessera ops\n\nLists the operators, their family, backends, default shape and buffers.\n");
     if (rc) return rc < 0 ? EXIT_OK : rc;
+    tess_status st = tess_op_check(NULL);   /* a user stencil file that failed */
+    if (st) return cli_fail_status(st);
     printf("%-12s %-11s %-10s %-14s %s\n", "operator", "family", "backends", "default shape", "summary");
     tess_op_info op;
     for (int i = 0; tess_op_info_at(i, &op) == TESS_OK; i++)
@@ -34,6 +36,21 @@ int cmd_strategies(int argc, char **argv) {
     return EXIT_OK;
 }
 
+/* One line per ceiling: its value and when it was measured, "not present"
+ * for a unit the device lacks, or "not calibrated". */
+static void print_ceilings(const tess_device_info *d) {
+    for (int k = 0; k < TESS_DEVICE_CEILINGS; k++) {
+        printf("  %-22s ", d->ceiling[k].label);
+        if (d->ceiling[k].value > 0)
+            printf("%10.1f %-7s%s%s\n", d->ceiling[k].value, d->ceiling[k].unit,
+                   d->ceiling[k].calibrated_at[0] ? " calibrated " : "", d->ceiling[k].calibrated_at);
+        else if (d->ceiling[k].measured)
+            printf("not present\n");
+        else
+            printf("not calibrated (tessera calibrate --backend %s)\n", d->backend);
+    }
+}
+
 static void print_device(const tess_device_info *d) {
     bool cpu = strcmp(d->backend, "cpu") == 0;
     printf("%s\n  name %s, arch %s, %d %s", d->key, d->name, d->arch, d->units, cpu ? "cores" : "SMs");
@@ -42,7 +59,7 @@ static void print_device(const tess_device_info *d) {
     if (d->clock_mhz > 0)
         printf("  clock %.0f MHz, memory clock %.0f MHz, bus %d bits\n", d->clock_mhz, d->mem_clock_mhz,
                d->mem_bus_width);
-    printf("  memory %.1f GiB, %s %.1f MiB\n", (double)d->mem_bytes / (1 << 30), cpu ? "last-level cache" : "L2",
+    printf("  memory %.1f GiB, %s %.1f MiB\n", (double)d->mem_bytes / (1 << 30), cpu ? "caches of level 2 and up" : "L2",
            (double)d->cache_bytes / (1 << 20));
     if (d->smem_per_block > 0)
         printf("  shared memory %lld B/block (%lld opt-in), %lld B/SM; registers %d/block, %d/SM; "
@@ -50,10 +67,7 @@ static void print_device(const tess_device_info *d) {
                (long long)d->smem_per_block, (long long)d->smem_per_block_optin, (long long)d->smem_per_sm,
                d->regs_per_block, d->regs_per_sm, d->max_threads_per_block, d->max_threads_per_sm,
                d->warp_size);
-    if (d->ceiling_gbps > 0)
-        printf("  calibrated: copy %.1f GB/s, FMA %.1f GFLOP/s\n", d->ceiling_gbps, d->ceiling_gflops);
-    else
-        printf("  not calibrated (tessera calibrate --backend %s)\n", d->backend);
+    print_ceilings(d);
 }
 
 static int parse_db_backend(const char *cmd, int argc, char **argv, const char **db, const char **backend,
@@ -108,8 +122,9 @@ int cmd_devices(int argc, char **argv) {
 
 static void calibrate_help(void) {
     printf("usage: tessera calibrate [--backend cpu|cuda] [--db PATH]\n\n"
-           "Measures the device's copy bandwidth (a STREAM-like copy, bytes read + written)\n"
-           "and FMA rate with tessera's own kernels, and stores them as its ceilings.\n");
+           "Measures the device's ceilings with tessera's own kernels and stores them:\n"
+           "copy bandwidth (bytes read + written), read-only bandwidth, fp32 and fp64 FMA\n"
+           "rates, and the tensor-core rates for bf16, f16 and fp8 where the device has them.\n");
 }
 
 int cmd_calibrate(int argc, char **argv) {
@@ -121,9 +136,10 @@ int cmd_calibrate(int argc, char **argv) {
     if (st) return cli_fail_status(st);
     tess_device_info d;
     st = tess_device_calibrate(ctx, backend, &d);
-    if (!st)
-        printf("%s\n  copy bandwidth %.2f GB/s (read + write)\n  FMA rate       %.2f GFLOP/s\n", d.key,
-               d.ceiling_gbps, d.ceiling_gflops);
+    if (!st) {
+        printf("%s\n", d.key);
+        print_ceilings(&d);
+    }
     tess_close(ctx);
     return st ? cli_fail_status(st) : EXIT_OK;
 }

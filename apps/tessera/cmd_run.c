@@ -1,157 +1,232 @@
 /*
  * cmd_run.c - `tessera run STENCIL`: a multi-step simulation with the
- * dispatched (tuned) kernel, ping-ponging each output with the input it
- * advances; initial fields from a netCDF file or an analytic initial
- * condition, final fields to netCDF; optionally checked against the float64
- * reference run step by step.
+ * dispatched (tuned) kernel on the cpu or cuda backend, each output trading
+ * places with the input it advances after every step; initial fields from a
+ * netCDF file or an analytic initial condition, final fields to netCDF;
+ * optionally checked against the float64 reference run step by step. Uses
+ * the public API (tessera.h) only.
  */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "cli.h"
-#include "core/error.h"
-#include "core/netcdf_io.h"
-#include "core/types.h"
-#include "stencils/family.h"
+
+#define RUN_MAX_BUFFERS 8
 
 static void help(void) {
-    printf("usage: tessera run STENCIL [--shape S] [--dtype f32|f64] [--steps N] [--input in.nc]\n"
-           "                         [--output out.nc] [--tune N] [--check] [--db PATH]\n\n"
+    printf("usage: tessera run STENCIL [--shape S] [--dtype f32|f64] [--backend cpu|cuda] [--steps N]\n"
+           "                         [--input in.nc] [--output out.nc] [--tune N] [--check] [--progress]\n"
+           "                         [--db PATH]\n\n"
            "Runs N time steps (default 100) of a stencil with the kernel tessera dispatches for the\n"
-           "task on the cpu backend (the tuned config, else one predicted from similar tuned tasks,\n"
-           "else the default; --tune N first tunes a task never tuned with N evaluations).\n"
-           "Each output field is swapped with the input it advances after every step.\n\n"
-           "  --input   netCDF file holding the stencil's input and coefficient fields as variables\n"
-           "            of the same names, dimensions (z, y, x) of the grid's extents\n"
-           "            Without it: inputs start as a Gaussian bump of width n/8 centred in the\n"
-           "            grid, coefficients as lo + (hi - lo) * (1 + sin(2 pi x/nx) sin(2 pi y/ny)) / 2\n"
-           "            over their declared range\n"
-           "  --output  netCDF file (CF conventions) receiving the final fields\n"
-           "  --check   also run the float64 reference step by step and report the largest\n"
-           "            difference relative to the field's magnitude; exit 1 above the tolerance\n");
+           "task on the backend (default cpu; cuda runs on the GPU, the fields in device memory):\n"
+           "the tuned config, else one predicted from similar tuned tasks, else the default; --tune N\n"
+           "first tunes a task never tuned with N evaluations. Each output field is swapped with the\n"
+           "input it advances after every step.\n\n"
+           "  --input    netCDF file holding the stencil's input and coefficient fields as variables\n"
+           "             of the same names, float or double (or CF-packed integers), on dimensions\n"
+           "             named z, y, x (or with coordinate variables of CF axis Z, Y, X) of the\n"
+           "             grid's extents; a field with _FillValue or missing_value points is refused.\n"
+           "             Without it: inputs start as a Gaussian bump of width n/8 centred in the\n"
+           "             grid, coefficients as lo + (hi - lo) * (1 + sin(2 pi x/nx) sin(2 pi y/ny)) / 2\n"
+           "             over their declared range. data/samples/ holds sample inputs.\n"
+           "  --output   netCDF file (CF conventions) receiving the final fields; checked before the\n"
+           "             run starts, written before the check\n"
+           "  --check    also run the float64 reference step by step and report the largest\n"
+           "             difference relative to the field's magnitude; exit 1 above the tolerance or\n"
+           "             on any NaN or infinity\n"
+           "  --progress show the reference's progress (always shown on a terminal)\n");
 }
 
-/* Analytic initial values of field f at point (z, y, x). */
-static double initial_value(const tess_spec_field *f, int ndim, const int64_t *shape, const int64_t *p) {
-    if (f->role == TESS_FIELD_COEF) {
-        double lo = f->fill_lo, hi = f->fill_hi;
-        double sx = sin(2 * M_PI * (double)p[ndim - 1] / (double)shape[ndim - 1]);
-        double sy = ndim > 1 ? sin(2 * M_PI * (double)p[ndim - 2] / (double)shape[ndim - 2]) : 1;
-        return lo + (hi - lo) * 0.5 * (1 + sx * sy);
-    }
-    double r2 = 0;
-    for (int a = 0; a < ndim; a++) {
-        double c = 0.5 * (double)(shape[a] - 1), w = (double)shape[a] / 8.0;
-        r2 += (p[a] - c) * (p[a] - c) / (w * w);
-    }
-    return exp(-0.5 * r2);
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void fill_initial(const tess_spec_field *f, tess_dtype t, int ndim, const int64_t *shape, void *data) {
-    int64_t n = tess_shape_elements(shape, ndim), p[3] = {0, 0, 0};
-    for (int64_t i = 0; i < n; i++) {
-        int64_t rest = i;
-        for (int a = ndim - 1; a >= 0; a--) {
+/* The fields of a task on the host. */
+typedef struct run_fields {
+    tess_buffer_info buf[RUN_MAX_BUFFERS];
+    int n;
+    void *host[RUN_MAX_BUFFERS];
+} run_fields;
+
+typedef struct run_grid {
+    const char *op;
+    int ndim;
+    const int64_t *shape;
+    const char *dims[3];
+} run_grid;
+
+static void run_fields_free(run_fields *r) {
+    for (int i = 0; i < r->n; i++) free(r->host[i]);
+    r->n = 0;
+}
+
+static void store(void *data, const char *dtype, int64_t i, double v) {
+    if (strcmp(dtype, "f64") == 0) ((double *)data)[i] = v;
+    else ((float *)data)[i] = (float)v;
+}
+
+/* Analytic initial values of buffer b: a Gaussian bump for state, a smooth
+ * field over the declared range for coefficients. */
+static void fill_initial(const tess_buffer_info *b, const int64_t *shape, void *data) {
+    int rank = b->rank;
+    for (int64_t i = 0; i < b->count; i++) {
+        int64_t p[3] = {0, 0, 0}, rest = i;
+        for (int a = rank - 1; a >= 0; a--) {
             p[a] = rest % shape[a];
             rest /= shape[a];
         }
-        tess_dtype_store(data, t, i, initial_value(f, ndim, shape, p));
+        double v;
+        if (!b->advanced) {
+            double sx = sin(2 * M_PI * (double)p[rank - 1] / (double)shape[rank - 1]);
+            double sy = rank > 1 ? sin(2 * M_PI * (double)p[rank - 2] / (double)shape[rank - 2]) : 1;
+            v = b->lo + (b->hi - b->lo) * 0.5 * (1 + sx * sy);
+        } else {
+            double r2 = 0;
+            for (int a = 0; a < rank; a++) {
+                double c = 0.5 * (double)(shape[a] - 1), w = (double)shape[a] / 8.0;
+                r2 += (p[a] - c) * (p[a] - c) / (w * w);
+            }
+            v = exp(-0.5 * r2);
+        }
+        store(data, b->dtype, i, v);
     }
 }
 
-typedef struct run_state {
-    const tess_op *op;
-    const tess_spec *spec;
-    tess_task task;
-    int nbuf;
-    tess_buffer_list list;
-    tess_buffer_spec *bufs;   /* list.spec */
-    void **data;
-} run_state;
-
-static void run_state_free(run_state *r) {
-    for (int i = 0; r->data && i < r->nbuf; i++) free(r->data[i]);
-    free(r->data);
-    tess_buffer_list_free(&r->list);
-    r->data = NULL;
-    r->nbuf = 0;
-}
-
-/* Allocates the buffers of a task and sets the fields' initial values. */
-static tess_status run_state_init(run_state *r, const tess_op *op, const tess_spec *spec, const tess_task *t,
-                                  const char *input) {
+/* Allocates the buffers of the task in dtype and sets the fields' initial
+ * values; returns an exit code (0: fine), having said what failed. */
+static int run_fields_init(run_fields *r, const run_grid *g, const char *dtype, const char *input) {
     memset(r, 0, sizeof *r);
-    r->op = op;
-    r->spec = spec;
-    r->task = *t;
-    tess_status st = tess_op_buffers(op, t, &r->list);
-    if (st) return st;
-    r->nbuf = r->list.n;
-    r->bufs = r->list.spec;
-    if (!(r->data = calloc((size_t)r->nbuf, sizeof *r->data))) return tess_error(TESS_ERR_NOMEM, "fields");
-    for (int i = 0; i < r->nbuf && !st; i++) {
-        r->data[i] = calloc((size_t)r->bufs[i].count, tess_dtype_size(r->bufs[i].dtype));
-        if (!r->data[i]) st = tess_error(TESS_ERR_NOMEM, "field '%s'", r->bufs[i].name);
-    }
-    for (int f = 0; f < spec->nfields && f < r->nbuf && !st; f++) {
-        const tess_spec_field *fd = &spec->field[f];
-        if (fd->role == TESS_FIELD_OUT) continue;
-        if (input)
-            st = tess_nc_read_field(input, fd->name, r->bufs[f].dtype, t->ndim, t->shape, r->data[f]);
-        else
-            fill_initial(fd, r->bufs[f].dtype, t->ndim, t->shape, r->data[f]);
+    tess_status st = tess_op_list_buffers(g->op, g->shape, g->ndim, dtype, r->buf, RUN_MAX_BUFFERS, &r->n);
+    for (int i = 0; i < r->n && !st; i++) {
+        const tess_buffer_info *b = &r->buf[i];
+        if (!(r->host[i] = calloc((size_t)b->count + 1, b->elem_bytes))) {
+            fprintf(stderr, "tessera: error: cannot allocate field '%s' (%lld bytes): out of memory\n", b->name,
+                    (long long)b->count * (long long)b->elem_bytes);
+            return EXIT_FAIL;
+        }
+        if (b->role != TESS_BUFFER_INPUT) continue;
+        const int64_t *shape = g->shape + g->ndim - b->rank;
+        if (input) st = tess_netcdf_read(input, b->name, b->dtype, b->rank, shape, g->dims + g->ndim - b->rank, r->host[i]);
+        else fill_initial(b, shape, r->host[i]);
     }
     /* outputs start as copies of the inputs they advance: their fixed boundary values */
-    for (int f = 0; f < spec->nfields && !st; f++)
-        if (spec->field[f].role == TESS_FIELD_OUT && spec->field[f].advances >= 0)
-            memcpy(r->data[f], r->data[spec->field[f].advances],
-                   (size_t)r->bufs[f].count * tess_dtype_size(r->bufs[f].dtype));
-    if (st) run_state_free(r);
-    return st;
+    for (int i = 0; i < r->n && !st; i++)
+        if (r->buf[i].advances >= 0)
+            memcpy(r->host[i], r->host[r->buf[i].advances], (size_t)r->buf[i].count * r->buf[i].elem_bytes);
+    return st ? cli_fail_status(st) : EXIT_OK;
 }
 
-/* After a step: each output becomes the input it advances. */
-static void swap_levels(run_state *r) {
-    for (int f = 0; f < r->spec->nfields; f++) {
-        int in = r->spec->field[f].advances;
-        if (r->spec->field[f].role != TESS_FIELD_OUT || in < 0) continue;
-        void *t = r->data[in];
-        r->data[in] = r->data[f];
-        r->data[f] = t;
+static void print_progress(long done, long steps, double elapsed_s, void *user) {
+    bool *terminal = user;
+    static double last;
+    if (done < steps && elapsed_s - last < 1 && done > 1) return;
+    last = elapsed_s;
+    fprintf(stderr, "%s  check    float64 reference: step %ld of %ld, %.1f s", *terminal ? "\r" : "", done, steps,
+            elapsed_s);
+    if (!*terminal || done == steps) fputc('\n', stderr);
+}
+
+/* "(z, y, x) = (1, 2, 3)" for element i of buffer b. */
+static void point_text(const run_grid *g, const tess_buffer_info *b, int64_t i, char *buf, size_t len) {
+    int64_t p[3] = {0, 0, 0};
+    const int64_t *shape = g->shape + g->ndim - b->rank;
+    for (int a = b->rank - 1; a >= 0; a--) {
+        p[a] = i % shape[a];
+        i /= shape[a];
     }
+    char names[32] = "", at[96] = "";
+    for (int a = 0; a < b->rank; a++) {
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", a ? ", " : "", g->dims[g->ndim - b->rank + a]);
+        snprintf(at + strlen(at), sizeof at - strlen(at), "%s%lld", a ? ", " : "", (long long)p[a]);
+    }
+    snprintf(buf, len, "(%s) = (%s)", names, at);
 }
 
-/* Largest |a - ref| / (1 + max |ref|) over the advanced fields. */
-static double compare_states(const run_state *a, const run_state *ref) {
+/* Compares the advanced fields of a run with the reference's; 0 when within tol, else prints why and returns 1. */
+static int compare_runs(const run_grid *g, const run_fields *run, const run_fields *ref, long steps, double tol) {
     double worst = 0;
-    for (int f = 0; f < a->spec->nfields; f++) {
-        int in = a->spec->field[f].advances;
-        if (a->spec->field[f].role != TESS_FIELD_OUT || in < 0) continue;
-        double mag = 0, err = 0;
-        for (int64_t i = 0; i < a->bufs[in].count; i++) {
-            double r = tess_dtype_load(ref->data[in], ref->bufs[in].dtype, i);
-            double v = tess_dtype_load(a->data[in], a->bufs[in].dtype, i);
-            mag = fmax(mag, fabs(r));
-            err = fmax(err, fabs(v - r));
+    int failed = 0;
+    for (int i = 0; i < run->n; i++) {
+        const tess_buffer_info *b = &run->buf[i];
+        if (!b->advanced) continue;
+        tess_comparison c;
+        tess_status st = tess_reference_compare(b->dtype, run->host[i], ref->host[i], b->count, &c);
+        if (st) return cli_fail_status(st);
+        char at[160];
+        point_text(g, b, c.worst, at, sizeof at);
+        if (c.nonfinite || c.ref_nonfinite) {
+            fprintf(stderr, "tessera: error: after %ld steps '%s' holds %lld NaN or infinite values in the run and %lld "
+                    "in the float64 reference (first at %s)%s\n", steps, b->name, (long long)c.nonfinite,
+                    (long long)c.ref_nonfinite, at,
+                    c.ref_nonfinite ? ": they come from the inputs or the stencil, not from rounding" : "");
+            failed = 1;
         }
-        worst = fmax(worst, err / (1 + mag));
+        worst = fmax(worst, c.max_diff);
+        if (!failed && !(c.max_diff <= tol)) {
+            fprintf(stderr, "tessera: error: the run differs from the float64 reference by %.3g in '%s' at %s "
+                    "(tolerance %.3g)\n", c.max_diff, b->name, at, tol);
+            failed = 1;
+        }
     }
-    return worst;
+    printf("  check    largest difference from the float64 reference after %ld steps: %.3g "
+           "(relative to the field's magnitude; tolerance %.3g)\n", steps, worst, tol);
+    return failed;
+}
+
+static tess_status write_output(const char *path, const run_grid *g, const run_fields *r, const char *history) {
+    tess_netcdf_var vars[RUN_MAX_BUFFERS];
+    int n = 0;
+    for (int i = 0; i < r->n; i++)
+        if (r->buf[i].role == TESS_BUFFER_INPUT)
+            vars[n++] = (tess_netcdf_var){r->buf[i].name, NULL, r->buf[i].dtype, r->buf[i].rank, r->host[i]};
+    return tess_netcdf_write(path, g->ndim, g->shape, g->dims, vars, n, g->op, history);
+}
+
+/* Runs the kernel for `steps` steps on the fields, in device memory for cuda. */
+static tess_status run_kernel(tess_kernel *k, bool on_device, run_fields *r, long steps, double *seconds) {
+    void *arrays[RUN_MAX_BUFFERS] = {0};
+    tess_status st = TESS_OK;
+    for (int i = 0; i < r->n && !st; i++) {
+        size_t bytes = (size_t)r->buf[i].count * r->buf[i].elem_bytes;
+        if (!on_device) arrays[i] = r->host[i];
+        else if (!(st = tess_kernel_alloc(k, bytes + 1, &arrays[i])))
+            st = tess_kernel_upload(k, arrays[i], r->host[i], bytes);
+    }
+    double t0 = now_s();
+    for (long s = 0; s < steps && !st; s++) {
+        st = tess_kernel_run(k, arrays, r->n);
+        tess_op_advance(r->buf, r->n, arrays);
+    }
+    *seconds = now_s() - t0;
+    if (!on_device) {
+        memcpy(r->host, arrays, sizeof arrays);   /* the last time level in the inputs' places */
+        return st;
+    }
+    for (int i = 0; i < r->n && !st; i++)
+        if (r->buf[i].role != TESS_BUFFER_SCRATCH)
+            st = tess_kernel_download(k, r->host[i], arrays[i], (size_t)r->buf[i].count * r->buf[i].elem_bytes);
+    for (int i = 0; i < r->n; i++) tess_kernel_free(k, arrays[i]);
+    return st;
 }
 
 int cmd_run(int argc, char **argv) {
     static const struct option options[] = {
         {"shape", required_argument, 0, 's'}, {"dtype", required_argument, 0, 't'},
-        {"steps", required_argument, 0, 'n'}, {"input", required_argument, 0, 'i'},
-        {"output", required_argument, 0, 'o'}, {"tune", required_argument, 0, 'T'},
-        {"check", no_argument, 0, 'c'}, {"db", required_argument, 0, 'd'},
+        {"backend", required_argument, 0, 'b'}, {"steps", required_argument, 0, 'n'},
+        {"input", required_argument, 0, 'i'}, {"output", required_argument, 0, 'o'},
+        {"tune", required_argument, 0, 'T'}, {"check", no_argument, 0, 'c'},
+        {"progress", no_argument, 0, 'p'}, {"db", required_argument, 0, 'd'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_task t = {0};
-    const char *input = NULL, *output = NULL;
+    const char *input = NULL, *output = NULL, *backend = "cpu";
     long steps = 100, tune = 0;
-    bool check = false;
+    bool check = false, progress = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -159,9 +234,11 @@ int cmd_run(int argc, char **argv) {
         switch (c) {
         case 's': t.shape_text = optarg; break;
         case 't': t.dtype = optarg; break;
+        case 'b': backend = optarg; break;
         case 'i': input = optarg; break;
         case 'o': output = optarg; break;
         case 'c': check = true; break;
+        case 'p': progress = true; break;
         case 'd': t.db = optarg; break;
         case 'n': if (!cli_parse_int("run", "--steps", optarg, 1, 100000000, &steps)) return EXIT_USAGE; break;
         case 'T': if (!cli_parse_int("run", "--tune", optarg, 1, 100000, &tune)) return EXIT_USAGE; break;
@@ -171,70 +248,71 @@ int cmd_run(int argc, char **argv) {
         }
     }
     if (optind != argc - 1) return cli_usage_error("run", optind == argc ? "missing stencil" : "expected one stencil");
+    if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0)
+        return cli_usage_error("run", "--backend is cpu or cuda, not '%s'", backend);
     t.op = argv[optind];
     int rc = cli_task_shape("run", &t);
     if (rc) return rc;
-    const tess_spec *spec = tess_stencils_spec(t.op);
-    const tess_op *op = tess_op_find(t.op);
-    if (!spec || !op) return cli_usage_error("run", "'%s' is not a stencil (tessera ops lists them)", t.op);
-    tess_dtype dt;
-    tess_task task;
-    tess_status st = tess_dtype_parse(t.dtype ? t.dtype : "f32", &dt);
-    if (!st) st = tess_op_make_task(op, dt, dt, dt, t.shape, t.ndim, NULL, &task);
+    const char *dtype = t.dtype ? t.dtype : "f32";
+    run_grid g = {t.op, t.ndim, t.shape, {NULL, NULL, NULL}};
+    char dims[4][TESS_EXTENT_NAME_MAX];
+
+    /* what the run needs, checked before anything runs */
+    run_fields state = {0}, ref = {0};
+    tess_status st = tess_op_list_buffers(t.op, t.shape, t.ndim, dtype, state.buf, RUN_MAX_BUFFERS, &state.n);
     if (st) return cli_fail_status(st);
+    bool advances = false;
+    for (int i = 0; i < state.n; i++) advances = advances || state.buf[i].advances >= 0;
+    if (!advances || t.ndim > 3)
+        return cli_usage_error("run", "'%s' is not a stencil: run steps operators whose outputs advance their inputs "
+                               "(tessera ops lists them)", t.op);
+    if ((st = tess_op_extent_names(t.op, t.shape, t.ndim, dims))) return cli_fail_status(st);
+    for (int a = 0; a < t.ndim; a++) g.dims[a] = dims[a];
+    if (output && (st = tess_output_check(output))) return cli_fail_status(st);
+    double bytes, tol;
+    if ((st = tess_op_counts(t.op, t.shape, t.ndim, dtype, &bytes, NULL, &tol))) return cli_fail_status(st);
+    if ((rc = run_fields_init(&state, &g, dtype, input))) {
+        run_fields_free(&state);
+        return rc;
+    }
 
     tess_context *ctx;
     st = tess_open(&ctx, t.db);
-    if (st) return cli_fail_status(st);
+    if (st) {
+        run_fields_free(&state);
+        return cli_fail_status(st);
+    }
     tess_kernel *k = NULL;
-    run_state state = {0}, ref = {0};
     tess_dispatch_options d = tess_dispatch_options_default();
     d.online_budget = (int)tune;
-    st = run_state_init(&state, op, spec, &task, input);
-    if (!st) st = tess_dispatch(ctx, t.op, t.shape, t.ndim, t.dtype, "cpu", &d, &k);
+    st = tess_dispatch(ctx, t.op, t.shape, t.ndim, dtype, backend, &d, &k);
     if (st) goto done;
-    printf("tessera run %s %s %s, %ld steps\n  kernel   %s config (%s): %s\n", t.op, tess_dtype_name(dt),
-           t.shape_text, steps, tess_kernel_origin(k), tess_kernel_note(k), tess_kernel_config(k));
-    double t0 = tess_now();
-    for (long s = 0; s < steps && !st; s++) {
-        st = tess_kernel_run(k, state.data, state.nbuf);
-        swap_levels(&state);
-    }
-    double seconds = tess_now() - t0;
+    printf("tessera run %s %s %s on %s, %ld steps\n  kernel   %s config (%s): %s\n", t.op, dtype, t.shape_text,
+           backend, steps, tess_kernel_origin(k), tess_kernel_note(k), tess_kernel_config(k));
+    double seconds;
+    st = run_kernel(k, strcmp(backend, "cuda") == 0, &state, steps, &seconds);
     if (st) goto done;
-    double bytes = op->bytes(op, &task) * (double)steps;
-    printf("  time     %.3f s, %.3f ms per step, %.2f GB/s effective\n", seconds, 1e3 * seconds / steps,
-           bytes / seconds / 1e9);
-    if (check) {
-        /* the same run in float64 with the reference implementation */
-        tess_task task64 = task;
-        task64.dtype = TESS_F64;
-        tess_task_set_dtypes(&task64, TESS_F64, TESS_F64);
-        st = run_state_init(&ref, op, spec, &task64, input);
-        for (long s = 0; s < steps && !st; s++) {
-            st = op->reference(op, &task64, ref.data);
-            swap_levels(&ref);
-        }
+    printf("  time     %.3f s, %.3f ms per step, %.2f GB/s effective\n", seconds, 1e3 * seconds / (double)steps,
+           bytes * (double)steps / seconds / 1e9);
+    if (output) {
+        char history[512];
+        snprintf(history, sizeof history, "tessera run %s --shape %s --dtype %s --backend %s --steps %ld%s%s", t.op,
+                 t.shape_text, dtype, backend, steps, input ? " --input " : "", input ? input : "");
+        st = write_output(output, &g, &state, history);
         if (st) goto done;
-        double err = compare_states(&state, &ref), tol = op->tolerance(op, &task) * sqrt((double)steps);
-        printf("  check    largest difference from the float64 reference after %ld steps: %.3g "
-               "(relative to the field's magnitude; tolerance %.3g)\n", steps, err, tol);
-        if (!(err <= tol)) st = tess_error(TESS_ERR_VERIFY, "the run differs from the float64 reference by %.3g", err);
+        printf("  output   %s\n", output);
     }
-    if (!st && output) {
-        tess_nc_field fields[TESS_SPEC_MAX_FIELDS];
-        int n = 0;
-        for (int f = 0; f < spec->nfields; f++)
-            if (spec->field[f].role != TESS_FIELD_OUT)
-                fields[n++] = (tess_nc_field){spec->field[f].name, spec->field[f].name, state.bufs[f].dtype, state.data[f]};
-        char history[256];
-        snprintf(history, sizeof history, "tessera run %s --shape %s --steps %ld", t.op, t.shape_text, steps);
-        st = tess_nc_write_fields(output, t.ndim, t.shape, fields, n, spec->summary ? spec->summary : t.op, history);
-        if (!st) printf("  output   %s\n", output);
+    if (check) {
+        bool terminal = isatty(STDERR_FILENO);
+        rc = run_fields_init(&ref, &g, "f64", input);
+        if (!rc) st = tess_reference_steps(t.op, t.shape, t.ndim, ref.host, ref.n, steps,
+                                           progress || terminal ? print_progress : NULL, &terminal);
+        if (!rc && !st) rc = compare_runs(&g, &state, &ref, steps, tol * sqrt((double)steps));
     }
 done:
-    run_state_free(&state);
-    run_state_free(&ref);
+    run_fields_free(&state);
+    run_fields_free(&ref);
     tess_close(ctx);
-    return st ? cli_fail_status(st) : EXIT_OK;
+    if (st) return cli_fail_status(st);
+    return rc;
 }

@@ -99,8 +99,9 @@ static int print_json(const cli_task *t, const char *strategy, const tess_tune_r
     json_object_set_new(doc, "best", best);
     json_object_set_new(doc, "ceiling_gbps", json_real(r->ceiling_gbps));
     json_object_set_new(doc, "ceiling_gflops", json_real(r->ceiling_gflops));
-    json_object_set_new(doc, "fraction_of_ceiling",
-                        number_or_null(found && r->ceiling_gbps > 0, r->best_gbps / r->ceiling_gbps));
+    json_object_set_new(doc, "bound", json_string(r->bound));
+    json_object_set_new(doc, "bound_ms", json_real(r->bound_ms));
+    json_object_set_new(doc, "fraction_of_ceiling", number_or_null(r->fraction_of_ceiling > 0, r->fraction_of_ceiling));
     json_object_set_new(doc, "working_set_bytes", json_integer((json_int_t)r->working_set_bytes));
     json_object_set_new(doc, "cache_bytes", json_integer((json_int_t)r->cache_bytes));
     json_object_set_new(doc, "fits_in_cache", json_boolean(fits_in_cache(r)));
@@ -155,13 +156,13 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
     printf("  time          %.4g ms (median, spread %.0f%%%s)\n", r->best_ms, 100 * r->best_spread,
            r->best_spread > NOISY_SPREAD ? ": noisy, the time may be off" : "");
     printf("  achieved      %.2f GB/s, %.2f GFLOP/s\n", r->best_gbps, r->best_gflops);
-    if (r->ceiling_gbps > 0 && fits)
-        printf("  ceiling       %.2f GB/s copy bandwidth (calibrated); the working set (%s) fits in the\n"
-               "                %s last-level cache, so the kernel runs from the cache: no fraction of it\n",
-               r->ceiling_gbps, set, cache);
-    else if (r->ceiling_gbps > 0)
-        printf("  ceiling       %.2f GB/s copy bandwidth (calibrated): %.1f%% of it\n", r->ceiling_gbps,
-               100.0 * r->best_gbps / r->ceiling_gbps);
+    if (r->bound[0] && fits)
+        printf("  ceiling       the %s (calibrated) bounds this task at %.4g ms, but its working set\n"
+               "                (%s) fits in the %s of cache, so it runs from the cache: no fraction of it\n",
+               r->bound, r->bound_ms, set, cache);
+    else if (r->bound[0])
+        printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms\n",
+               100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms);
     if (r->default_ms <= 0) return;
     double speedup = r->default_ms / r->best_ms, noise = speedup_noise(r);
     printf("  default       %.4g ms: ", r->default_ms);

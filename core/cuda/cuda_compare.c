@@ -6,9 +6,12 @@
  * indices come back (32 bytes); atomics are issued only by threads that saw
  * a bad element, so the common, correct case has none.
  *
- * The test is the host's (problem.c), in double precision: an element is
- * unwritten when it is NaN and the reference is not, wrong when
- * !(|got - want| <= tol * (scale + |want|)).
+ * The test is the host's (tess_verify_element in problem.h), in double
+ * precision: an element is unwritten when it is NaN and the reference is
+ * not, wrong when NaN or Inf where the reference has none (or the other
+ * way round) or when |got - want| > tol * (scale + |want|). f32, f64, bf16
+ * and f16 outputs are compared; bf16 and f16 are widened from their bits
+ * (no fp16 headers needed), exactly as the host widens them.
  */
 #include <stdint.h>
 #include "cuda_internal.h"
@@ -16,9 +19,33 @@
 
 #define COMPARE_THREADS 256
 
-static const char compare_source[] =
+const char tess_cuda_compare_source[] =
     "// Verification kernels of the cuda backend.\n"
     "// counts: unwritten, first unwritten, wrong, first wrong.\n"
+    "struct bf16 { unsigned short bits; };\n"
+    "struct f16 { unsigned short bits; };\n"
+    "__device__ __forceinline__ double load(const float *p, long long i) { return p[i]; }\n"
+    "__device__ __forceinline__ double load(const double *p, long long i) { return p[i]; }\n"
+    "__device__ __forceinline__ double load(const bf16 *p, long long i)\n"
+    "{\n"
+    "    return __uint_as_float((unsigned)p[i].bits << 16);\n"
+    "}\n"
+    "__device__ __forceinline__ double load(const f16 *p, long long i)\n"
+    "{\n"
+    "    float f;\n"
+    "    asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(p[i].bits));\n"
+    "    return f;\n"
+    "}\n"
+    "\n"
+    "// 0 correct, 1 unwritten, 2 wrong: tess_verify_element of problem.h.\n"
+    "__device__ __forceinline__ int verdict(double g, double w, double tol, double scale)\n"
+    "{\n"
+    "    if (g != g) return w != w ? 0 : 1;\n"
+    "    if (w != w) return 2;\n"
+    "    if (g - g != 0 || w - w != 0) return g == w ? 0 : 2;   // an Inf on either side\n"
+    "    return fabs(g - w) <= tol * (scale + fabs(w)) ? 0 : 2;\n"
+    "}\n"
+    "\n"
     "template <typename T>\n"
     "__device__ __forceinline__ void compare(const T *__restrict__ got, const T *__restrict__ want,\n"
     "                                        long long n, double tol, double scale,\n"
@@ -28,10 +55,10 @@ static const char compare_source[] =
     "    unsigned long long first_unwritten = ~0ull, first_wrong = ~0ull;\n"
     "    const long long stride = (long long)gridDim.x * blockDim.x;\n"
     "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n"
-    "        const double g = got[i], w = want[i];\n"
-    "        if (g != g && w == w) {\n"
+    "        const int v = verdict(load(got, i), load(want, i), tol, scale);\n"
+    "        if (v == 1) {\n"
     "            if (!unwritten++) first_unwritten = i;\n"
-    "        } else if (!(fabs(g - w) <= tol * (scale + fabs(w)))) {\n"
+    "        } else if (v == 2) {\n"
     "            if (!wrong++) first_wrong = i;\n"
     "        }\n"
     "    }\n"
@@ -57,19 +84,45 @@ static const char compare_source[] =
     "                 unsigned long long *counts)\n"
     "{\n"
     "    compare(got, want, n, tol, scale, counts);\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "tess_compare_bf16(const bf16 *got, const bf16 *want, long long n, double tol, double scale,\n"
+    "                  unsigned long long *counts)\n"
+    "{\n"
+    "    compare(got, want, n, tol, scale, counts);\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void __launch_bounds__(256)\n"
+    "tess_compare_f16(const f16 *got, const f16 *want, long long n, double tol, double scale,\n"
+    "                 unsigned long long *counts)\n"
+    "{\n"
+    "    compare(got, want, n, tol, scale, counts);\n"
     "}\n";
+
+/* The kernel of each dtype it compares, in the order of compare_fn. */
+static const struct {
+    tess_dtype dtype;
+    const char *entry;
+} compare_kernels[TESS_CUDA_COMPARE_KERNELS] = {
+    {TESS_F32, "tess_compare_f32"},
+    {TESS_F64, "tess_compare_f64"},
+    {TESS_BF16, "tess_compare_bf16"},
+    {TESS_F16, "tess_compare_f16"},
+};
 
 /* Compiles (through the cubin cache) and loads the kernels once per context. */
 static tess_status load_compare_module(tess_cuda_context *c) {
     if (c->compare_module) return TESS_OK;
     CUmodule mod;
-    tess_status st = tess_cuda_load_own_module(c, compare_source, "the verification kernels", &mod);
+    tess_status st = tess_cuda_load_own_module(c, tess_cuda_compare_source, "the verification kernels", "", &mod);
     if (st) return st;
     CUdeviceptr counts;
-    CUresult r;
-    if ((r = c->drv->cuModuleGetFunction(&c->compare_fn[0], mod, "tess_compare_f32")) != CUDA_SUCCESS ||
-        (r = c->drv->cuModuleGetFunction(&c->compare_fn[1], mod, "tess_compare_f64")) != CUDA_SUCCESS ||
-        (r = c->drv->cuMemAlloc(&counts, 4 * sizeof(uint64_t))) != CUDA_SUCCESS) {
+    CUresult r = CUDA_SUCCESS;
+    for (int k = 0; k < TESS_CUDA_COMPARE_KERNELS && r == CUDA_SUCCESS; k++)
+        r = c->drv->cuModuleGetFunction(&c->compare_fn[k], mod, compare_kernels[k].entry);
+    if (r == CUDA_SUCCESS) r = c->drv->cuMemAlloc(&counts, 4 * sizeof(uint64_t));
+    if (r != CUDA_SUCCESS) {
         c->drv->cuModuleUnload(mod);
         return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "preparing the verification kernels");
     }
@@ -81,8 +134,11 @@ static tess_status load_compare_module(tess_cuda_context *c) {
 tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                               double tol, double scale, int64_t counts[4]) {
     tess_cuda_context *c = ctx;
-    if (dtype != TESS_F32 && dtype != TESS_F64)
-        return tess_error(TESS_ERR_ARG, "the cuda backend compares f32 and f64 outputs only");
+    int kernel = 0;
+    while (kernel < TESS_CUDA_COMPARE_KERNELS && compare_kernels[kernel].dtype != dtype) kernel++;
+    if (kernel == TESS_CUDA_COMPARE_KERNELS)
+        return tess_error(TESS_ERR_ARG, "the cuda backend compares f32, f64, bf16 and f16 outputs, not %s",
+                          tess_dtype_name(dtype));
     tess_status st = tess_cuda_bind(c);
     if (!st) st = load_compare_module(c);
     if (st) return st;
@@ -95,7 +151,7 @@ tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess
     if (grid == 0) grid = 1;
     CUresult r = c->drv->cuMemcpyHtoDAsync(c->compare_counts, init, sizeof init, c->stream);
     if (r == CUDA_SUCCESS)
-        r = c->drv->cuLaunchKernel(c->compare_fn[dtype == TESS_F64], grid, 1, 1, COMPARE_THREADS, 1, 1, 0,
+        r = c->drv->cuLaunchKernel(c->compare_fn[kernel], grid, 1, 1, COMPARE_THREADS, 1, 1, 0,
                                    c->stream, params, NULL);
     if (r == CUDA_SUCCESS) r = c->drv->cuMemcpyDtoHAsync(out, c->compare_counts, sizeof out, c->stream);
     if (r == CUDA_SUCCESS) r = c->drv->cuStreamSynchronize(c->stream);

@@ -57,6 +57,7 @@ static tess_status read_attributes(tess_cuda_context *c) {
             return tess_cuda_fail(c->drv, r, TESS_ERR_UNAVAILABLE, "cuDeviceGetAttribute");
     }
     snprintf(c->arch, sizeof c->arch, "sm_%d%d", major, minor);
+    c->cc = 10 * major + minor;
     if (c->drv->cuDeviceGetPCIBusId(c->pci_bus_id, sizeof c->pci_bus_id, c->device) != CUDA_SUCCESS)
         c->pci_bus_id[0] = '\0';
     return TESS_OK;

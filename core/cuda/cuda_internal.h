@@ -70,6 +70,9 @@ void tess_cuda_power_sample(tess_cuda_power *p);
 /* Average board power in watts over the window, or -1 if unknown. */
 double tess_cuda_power_end(tess_cuda_power *p);
 
+/* Verification kernels, one per dtype compared on the device. */
+#define TESS_CUDA_COMPARE_KERNELS 4
+
 /* The execution context of the runner process (or a user's process). */
 typedef struct tess_cuda_context {
     const tess_cuda_driver *drv;
@@ -77,6 +80,7 @@ typedef struct tess_cuda_context {
     CUcontext context;          /* the device's primary context */
     CUstream stream;
     char arch[16];              /* "sm_90" */
+    int cc;                     /* compute capability, major * 10 + minor */
     char pci_bus_id[32];
     int sm_count, max_threads_per_sm, warp_size;
     CUevent *events;            /* timing events, grown on demand */
@@ -84,7 +88,7 @@ typedef struct tess_cuda_context {
     tess_cuda_power *power;     /* NULL: unknown */
     bool power_tried;
     CUmodule compare_module;    /* verification kernels, loaded on first use */
-    CUfunction compare_fn[2];   /* f32, f64 */
+    CUfunction compare_fn[TESS_CUDA_COMPARE_KERNELS];   /* f32, f64, bf16, f16 */
     CUdeviceptr compare_counts;
 } tess_cuda_context;
 
@@ -132,7 +136,7 @@ tess_status tess_cuda_run_async(void *ctx, void *module, void *const *dbufs, int
 tess_status tess_cuda_set_scalar(void *ctx, void *module, int index, const tess_scalar *value);
 tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_sets, int nsets,
                            int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
-tess_status tess_cuda_calibrate(void *ctx, double *gbps, double *gflops);
+tess_status tess_cuda_calibrate(void *ctx, double *rates);
 tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
                               double tol, double scale, int64_t counts[4]);
 /* Frees the verification kernels (context current). */
@@ -153,9 +157,24 @@ tess_status tess_cuda_tensor_map_check(const tess_tensor_map *d, int index);
 tess_status tess_cuda_tensor_map_get(tess_cuda_context *c, tess_cuda_module *m, int index, CUdeviceptr addr,
                                      const CUtensorMap **out);
 /* Compiles one of the backend's own kernel sources for the context's
- * device (through the cubin cache) and loads it; `what` names it in errors. */
+ * device (through the cubin cache; min_arch as in tess_kernel_source, "sm_90a"
+ * for the 'a' target) and loads it; `what` names it in errors. */
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
-                                      CUmodule *out);
+                                      const char *min_arch, CUmodule *out);
+
+/* The sources of the backend's own kernels (listed in tess_cuda_own_sources). */
+extern const char tess_cuda_calibrate_source[], tess_cuda_mma_sync_source[], tess_cuda_wgmma_source[],
+    tess_cuda_compare_source[];
+
+/* Calibration: every kernel runs in blocks of this many threads. */
+#define TESS_CUDA_CALIBRATE_THREADS 256
+/* Launches fn on grid blocks `reps` times after one warm-up; *median_ms is
+ * the median time. */
+tess_status tess_cuda_time_launches(tess_cuda_context *c, CUfunction fn, unsigned grid, void **params,
+                                    int reps, double *median_ms);
+/* Fills the tensor-core rates of rates[] (0 where the device of compute
+ * capability cc has no such instruction). */
+tess_status tess_cuda_calibrate_mma(tess_cuda_context *c, int cc, double *rates);
 /* Ensures at least n timing events exist. */
 tess_status tess_cuda_events_reserve(tess_cuda_context *c, int n);
 

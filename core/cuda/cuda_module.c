@@ -234,11 +234,12 @@ tess_status tess_cuda_set_scalar(void *ctx, void *module, int index, const tess_
 }
 
 tess_status tess_cuda_load_own_module(tess_cuda_context *c, const char *source, const char *what,
-                                      CUmodule *out) {
+                                      const char *min_arch, CUmodule *out) {
     tess_device dev;
     memset(&dev, 0, sizeof dev);
     snprintf(dev.arch, sizeof dev.arch, "%s", c->arch);
-    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1};
+    tess_kernel_source src = {.code = (char *)source, .nlaunches = 1, };
+    snprintf(src.min_arch, sizeof src.min_arch, "%s", min_arch);
     tess_blob bin = {0};
     char *log = NULL;
     tess_status st = tess_cuda_compile(&dev, &src, &bin, &log);

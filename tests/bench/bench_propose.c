@@ -19,17 +19,17 @@ static int cmp(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    tess_evaluator *ev;
-    if (argc != 2 || tess_search_register() || tess_replay_open(argv[1], &ev)) {
+    tess_replay *rp;
+    if (argc != 2 || tess_search_register() || tess_replay_open(argv[1], &rp)) {
         fprintf(stderr, argc != 2 ? "usage: bench_propose SPACE\n" : "bench_propose: %s\n", tess_errmsg());
         return argc != 2 ? 2 : 1;
     }
-    printf("proposing 16 configs after 500 observations of %s (%zu configs)\n", argv[1], tess_replay_size(ev));
+    printf("proposing 16 configs after 500 observations of %s (%zu configs)\n", argv[1], tess_replay_size(rp));
     for (int i = 0; i < tess_strategy_count(); i++) {
         const tess_strategy_ops *ops = tess_strategy_at(i);
         tess_strategy_options o = {.seed = 4, .batch = 16};
         void *state;
-        if (ops->create(ev->space, &o, &state)) continue;
+        if (ops->create(tess_replay_space(rp), &o, &state)) continue;
         double ms[10];
         int done = 0, timed = 0;
         while (timed < 10) {
@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
             for (int k = 0; k < n; k++) {
                 tess_outcome status;
                 double t;
-                if (!tess_replay_lookup(ev, &out[k], &status, &t)) status = TESS_RESULT_INVALID, t = INFINITY;
+                if (!tess_replay_lookup(rp, &out[k], &status, &t)) status = TESS_RESULT_INVALID, t = INFINITY;
                 ops->observe(state, &out[k], status, status == TESS_RESULT_OK ? t : INFINITY);
             }
             done += n;
@@ -51,6 +51,6 @@ int main(int argc, char **argv) {
             printf("  %-10s median %6.1f ms, slowest %6.1f ms\n", ops->name, ms[timed / 2], ms[timed - 1]);
         ops->destroy(state);
     }
-    tess_evaluator_destroy(ev);
+    tess_replay_close(rp);
     return 0;
 }

@@ -38,13 +38,14 @@ int main(int argc, char **argv) {
     int ndim;
     tess_task task;
     tess_device dev;
+    tess_space *space = NULL;
     tess_evaluator *ev;
     const tess_backend_ops *be;
     const tess_op *op;
     if (tess_register_builtin() || !(be = tess_backend_find(argv[1])) || be->probe(&dev) ||
         !(op = tess_op_find(argv[2])) || tess_shape_parse(argv[3], shape, &ndim) ||
         tess_task_init(&task, argv[2], TESS_F32, shape, ndim) ||
-        tess_evaluator_create_hw(op, &task, be, &dev, &hw, &ev)) {
+        tess_op_space(op, &task, &dev, &space) || tess_evaluator_create_hw(op, &task, space, be, &dev, &hw, &ev)) {
         fprintf(stderr, "bench_tune_rate: %s\n", tess_errmsg());
         return 1;
     }
@@ -76,5 +77,6 @@ int main(int argc, char **argv) {
                p.runner.child_starts, p.runner.cut);
     }
     tess_evaluator_destroy(ev);
+    tess_space_destroy(space);
     return 0;
 }

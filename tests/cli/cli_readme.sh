@@ -28,7 +28,7 @@ fi
 runs "calibrate" "copy bandwidth" -- "$tessera" calibrate --backend cpu
 runs "ops" "heat3d" -- "$tessera" ops
 runs "strategies" "(default)" -- "$tessera" strategies
-runs "devices" "calibrated: copy" -- "$tessera" devices
+runs "devices" "copy bandwidth .* calibrated" -- "$tessera" devices
 runs "db list" "heat3d:f32:16x16x24" -- "$tessera" db list
 runs "db export" "exported" -- "$tessera" db export -o records.jsonl
 check "the export holds every result" test "$(wc -l <records.jsonl)" -ge 10

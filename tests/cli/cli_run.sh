@@ -30,6 +30,19 @@ check "a wrong rank is named" fails_with "dimensions" \
 echo "not netcdf" >"$scratch/bad.nc"
 check "an unreadable file is named" fails_with "bad.nc" \
     "$tessera" run heat3d --shape 40x36x32 --steps 1 --input "$scratch/bad.nc"
+# A failing check still writes the output, then fails: hdiff with the
+# Laplacian's sign flipped is an anti-diffusion that amplifies rounding.
+mkdir -p "$scratch/stencils"
+sed -e 's/^stencil hdiff/stencil antidiff/' \
+    -e 's/^lap = .*/lap = 4 * u - (u[0,0,1] + u[0,0,-1] + u[0,1,0] + u[0,-1,0])/' \
+    "$TESS_SOURCE_DIR/stencils/templates/hdiff.stencil" >"$scratch/stencils/antidiff.stencil"
+TESSERA_STENCIL_PATH="$scratch/stencils" "$tessera" run antidiff --shape 4x32x32 --steps 60 --check \
+    --output "$scratch/anti.nc" >"$scratch/anti.txt" 2>"$scratch/anti.err"
+check "an unstable stencil fails the check" test $? -eq 1
+check "saying by how much and where" grep -q "differs from the float64 reference by .* in 'u' at (z, y, x) = (" \
+    "$scratch/anti.err"
+check "its output is written all the same" sh -c "ncdump -h '$scratch/anti.nc' | grep -q 'float u(z, y, x)'"
+
 "$tessera" run sum --steps 1 >/dev/null 2>&1
 check "a non-stencil is refused as a usage error" test $? -eq 2
 

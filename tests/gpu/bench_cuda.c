@@ -283,8 +283,9 @@ int main(int argc, char **argv) {
     b.host_in = random_values(rng, dtype, b.n);
     b.bytes = b.heat3d ? 2.0 * (double)b.n * es : (double)b.n * es;
     tess_status st = b.be->open(&b.dev, &b.ctx);
-    double copy_gbps = 0, gflops = 0;
-    if (!st) st = b.be->calibrate(b.ctx, &copy_gbps, &gflops);
+    double rates[TESS_CEILING_COUNT] = {0};
+    if (!st) st = b.be->calibrate(b.ctx, rates);
+    const double copy_gbps = rates[TESS_CEILING_COPY], gflops = rates[TESS_CEILING_FMA_F32];
     b.nbufs = b.heat3d ? 2 : 3;
     if (!st) st = b.be->alloc(b.ctx, (size_t)b.n * es, &b.dbufs[0]);
     if (!st) st = b.be->alloc(b.ctx, b.heat3d ? (size_t)b.n * es : es, &b.dbufs[1]);

@@ -77,9 +77,14 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 20;
     o.min_time_s = 0.01;
+    tess_space *space = NULL;
+    CHECK_OK(tess_op_space(op, &t, &dev, &space));
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(op, &t, cuda, &dev, &o, &ev));
-    if (!ev) return;
+    if (space) CHECK_OK(tess_evaluator_create_hw(op, &t, space, cuda, &dev, &o, &ev));
+    if (!ev) {
+        tess_space_destroy(space);
+        return;
+    }
     tess_config configs[MAX_CONFIGS];
     int n = 0;
     tess_space_default(ev->space, &configs[n++]);
@@ -122,6 +127,7 @@ static void run_stencil(const char *name, tess_dtype dtype, const int64_t *shape
         if (b) printf("    time_block=%d: %8.1f GB/s per step\n", tb, b->gbps * steps);
     }
     tess_evaluator_destroy(ev);
+    tess_space_destroy(space);
 }
 
 static const char *const extra_specs[] = {

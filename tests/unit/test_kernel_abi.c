@@ -32,9 +32,15 @@ static void check_evaluated(const tess_op *op, const tess_backend_ops *be, const
     tess_hw_options o = tess_hw_options_default();
     o.min_time_s = 0.001;
     o.timeout_s = 10;
+    tess_space *space = NULL;
+    CHECK_OK(tess_op_space(op, &t, dev, &space));
+    if (!space) return;
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(op, &t, be, dev, &o, &ev));
-    if (!ev) return;
+    CHECK_OK(tess_evaluator_create_hw(op, &t, space, be, dev, &o, &ev));
+    if (!ev) {
+        tess_space_destroy(space);
+        return;
+    }
     tess_config c[2];
     CHECK_OK(tess_config_parse(ev->space, "mode=good", &c[0]));
     CHECK_OK(tess_config_parse(ev->space, "mode=wrong", &c[1]));
@@ -48,6 +54,7 @@ static void check_evaluated(const tess_op *op, const tess_backend_ops *be, const
                   tess_outcome_name(s.r[i].status), s.r[i].message);
     }
     tess_evaluator_destroy(ev);
+    tess_space_destroy(space);
 }
 
 /* Emits, compiles and loads config 0 of op for n elements. */

@@ -150,7 +150,7 @@ static void test_schema(void) {
     CHECK(r && strcmp(tess_records_path(r), path) == 0);
     tess_records_close(r);
     CHECK(access(path, F_OK) == 0);
-    CHECK(raw_int(path, "PRAGMA user_version") == 2);
+    CHECK(raw_int(path, "PRAGMA user_version") == 3);
     raw_text(path, "SELECT value FROM meta WHERE name = 'application'", text, sizeof text);
     CHECK(strcmp(text, "tessera") == 0);
     raw_text(path, "PRAGMA journal_mode", text, sizeof text);
@@ -162,7 +162,7 @@ static void test_schema(void) {
     /* Reopening an existing database keeps it. */
     CHECK_OK(tess_records_open(path, &r));
     tess_records_close(r);
-    CHECK(raw_int(path, "PRAGMA user_version") == 2);
+    CHECK(raw_int(path, "PRAGMA user_version") == 3);
 }
 
 static void test_round_trip(void) {
@@ -411,7 +411,11 @@ static void test_killed_writer(void) {
 static void fill_for_export(const char *path) {
     fixture f;
     CHECK_OK(fixture_open(&f, path, "random"));
-    CHECK_OK(tess_records_set_ceilings(f.r, &f.dev, 4100.5, 61000.25));
+    double rates[TESS_CEILING_COUNT] = {[TESS_CEILING_COPY] = 4100.5, [TESS_CEILING_READ] = 4300,
+                                        [TESS_CEILING_FMA_F32] = 61000.25, [TESS_CEILING_FMA_F64] = 30000,
+                                        [TESS_CEILING_MMA_BF16] = 800000, [TESS_CEILING_MMA_F16] = 800000,
+                                        [TESS_CEILING_MMA_FP8] = 1600000};
+    CHECK_OK(tess_records_set_ceilings(f.r, &f.dev, rates));
     tess_result res = make_result(TESS_RESULT_OK, 1.75);
     res.metrics.power_w = -1;   /* unknown */
     CHECK_OK(tess_records_put_result(f.r, f.run_id, "block_x=32,block_y=4,order=zyx,f=0.5", &res, "random"));
@@ -474,7 +478,9 @@ static void test_export_import(void) {
     json_t *dev = json_object_get(line, "device"), *params = json_object_get(line, "params");
     CHECK(strcmp(json_string_value(json_object_get(dev, "key")), "cuda:Test GPU:sm_90:132") == 0);
     CHECK(json_integer_value(json_object_get(dev, "mem_bytes")) == 150000000000LL);
-    CHECK(json_real_value(json_object_get(dev, "ceiling_gbps")) == 4100.5);
+    CHECK(json_real_value(json_object_get(dev, "copy_gbps")) == 4100.5);
+    CHECK(json_real_value(json_object_get(dev, "mma_fp8_gflops")) == 1600000);
+    CHECK(json_is_string(json_object_get(dev, "read_gbps_at")));
     CHECK(json_is_integer(json_object_get(params, "block_x")) &&
           json_integer_value(json_object_get(params, "block_x")) == 32);
     CHECK(strcmp(json_string_value(json_object_get(params, "order")), "zyx") == 0);
@@ -503,7 +509,8 @@ static void test_export_import(void) {
     CHECK(b.time_ms == 1.5 && strcmp(a.config, b.config) == 0);
     tess_device d = tess_test_h200("Test GPU");
     CHECK_OK(tess_records_load_ceilings(dst, &d));
-    CHECK(d.ceiling_gbps == 4100.5 && d.ceiling_gflops == 61000.25);
+    CHECK(d.ceiling[TESS_CEILING_COPY].value == 4100.5 && d.ceiling[TESS_CEILING_FMA_F32].value == 61000.25);
+    CHECK(d.ceiling[TESS_CEILING_MMA_FP8].value == 1600000 && tess_device_calibrated(&d));
 
     /* A second import finds everything present. */
     in = fopen(jsonl, "r");
@@ -663,6 +670,12 @@ static void test_unwritable(void) {
     }
 }
 
+/* A calibration: every rate i * 1000 + base (0 for the tensor cores when none). */
+static void rates_of(double *rates, double base, bool tensor_cores) {
+    for (int k = 0; k < TESS_CEILING_COUNT; k++)
+        rates[k] = !tensor_cores && k >= TESS_CEILING_MMA_BF16 ? 0 : base + 1000.0 * k;
+}
+
 static void test_ceilings(void) {
     char path[512];
     scratch_path(path, sizeof path, "ceilings.db");
@@ -672,41 +685,125 @@ static void test_ceilings(void) {
     int64_t id1, id2;
     CHECK_OK(tess_records_put_device(r, &d, &id1));
     CHECK_OK(tess_records_load_ceilings(r, &d));
-    CHECK(d.ceiling_gbps == 0 && d.ceiling_gflops == 0);
-    CHECK(raw_int(path, "SELECT calibrated_at IS NULL FROM devices") == 1);
+    CHECK(!tess_device_calibrated(&d));
+    for (int k = 0; k < TESS_CEILING_COUNT; k++) CHECK(!tess_ceiling_measured(&d.ceiling[k]));
+    CHECK(raw_int(path, "SELECT copy_gbps_at IS NULL AND mma_fp8_gflops_at IS NULL FROM devices") == 1);
 
-    CHECK_OK(tess_records_set_ceilings(r, &d, 4000, 60000));
-    CHECK_OK(tess_records_load_ceilings(r, &d));
-    CHECK(d.ceiling_gbps == 4000 && d.ceiling_gflops == 60000);
-    CHECK(raw_int(path, "SELECT calibrated_at IS NOT NULL FROM devices") == 1);
+    double rates[TESS_CEILING_COUNT];
+    rates_of(rates, 4000, true);
+    CHECK_OK(tess_records_set_ceilings(r, &d, rates));
+    CHECK(d.ceiling[TESS_CEILING_READ].value == 5000 && d.ceiling[TESS_CEILING_READ].calibrated_at[0]);
+    tess_device loaded = tess_test_h200("Ceiling GPU");
+    CHECK_OK(tess_records_load_ceilings(r, &loaded));
+    CHECK(tess_device_calibrated(&loaded));
+    for (int k = 0; k < TESS_CEILING_COUNT; k++)
+        CHECK_MSG(loaded.ceiling[k].value == rates[k] &&
+                  strcmp(loaded.ceiling[k].calibrated_at, d.ceiling[k].calibrated_at) == 0,
+                  "%s: %g at %s", tess_ceiling_name((tess_ceiling_kind)k), loaded.ceiling[k].value,
+                  loaded.ceiling[k].calibrated_at);
+    CHECK(raw_int(path, "SELECT mma_fp8_gflops FROM devices") == 10000);
 
-    /* Re-putting the device without ceilings keeps the stored ones. */
+    /* Re-putting the device without ceilings keeps the stored ones; one
+     * measured again replaces its own only. */
     tess_device fresh = tess_test_h200("Ceiling GPU");
     fresh.clock_mhz = 1755;
     CHECK_OK(tess_records_put_device(r, &fresh, &id2));
     CHECK(id1 == id2);
     CHECK_OK(tess_records_load_ceilings(r, &fresh));
-    CHECK(fresh.ceiling_gbps == 4000 && fresh.ceiling_gflops == 60000);
-    fresh.ceiling_gbps = 4500;
-    fresh.ceiling_gflops = 0;
+    CHECK(fresh.ceiling[TESS_CEILING_COPY].value == 4000 && fresh.ceiling[TESS_CEILING_FMA_F64].value == 7000);
+    memset(fresh.ceiling, 0, sizeof fresh.ceiling);
+    fresh.ceiling[TESS_CEILING_COPY] = (tess_ceiling){4500, "2030-01-01T00:00:00.000Z"};
     CHECK_OK(tess_records_put_device(r, &fresh, NULL));
     tess_device check = tess_test_h200("Ceiling GPU");
     CHECK_OK(tess_records_load_ceilings(r, &check));
-    CHECK(check.ceiling_gbps == 4500 && check.ceiling_gflops == 60000);
+    CHECK(check.ceiling[TESS_CEILING_COPY].value == 4500 &&
+          strcmp(check.ceiling[TESS_CEILING_COPY].calibrated_at, "2030-01-01T00:00:00.000Z") == 0);
+    CHECK(check.ceiling[TESS_CEILING_FMA_F32].value == 6000 && check.ceiling[TESS_CEILING_MMA_FP8].value == 10000);
     CHECK(raw_int(path, "SELECT clock_mhz FROM devices") == 1755);
 
-    /* Unknown devices: loading leaves d alone, setting creates the device. */
+    /* Unknown devices: loading leaves d alone, setting creates the device.
+     * A unit the device lacks is measured as 0: not present, calibrated. */
     tess_device other = tess_test_h200("Uncalibrated");
-    other.ceiling_gbps = 7;
+    other.ceiling[TESS_CEILING_COPY].value = 7;
     CHECK_OK(tess_records_load_ceilings(r, &other));
-    CHECK(other.ceiling_gbps == 7);
-    CHECK_OK(tess_records_set_ceilings(r, &other, 100, 200));
-    other.ceiling_gbps = other.ceiling_gflops = 0;
+    CHECK(other.ceiling[TESS_CEILING_COPY].value == 7);
+    rates_of(rates, 100, false);
+    CHECK_OK(tess_records_set_ceilings(r, &other, rates));
+    memset(other.ceiling, 0, sizeof other.ceiling);
     CHECK_OK(tess_records_load_ceilings(r, &other));
-    CHECK(other.ceiling_gbps == 100 && other.ceiling_gflops == 200);
-    CHECK(tess_records_set_ceilings(r, &other, -1, 200) == TESS_ERR_ARG);
+    CHECK(other.ceiling[TESS_CEILING_COPY].value == 100 && other.ceiling[TESS_CEILING_FMA_F64].value == 3100);
+    CHECK(other.ceiling[TESS_CEILING_MMA_BF16].value == 0 && tess_ceiling_measured(&other.ceiling[TESS_CEILING_MMA_BF16]));
+    CHECK(tess_device_calibrated(&other));
+    rates[TESS_CEILING_READ] = -1;
+    CHECK(tess_records_set_ceilings(r, &other, rates) == TESS_ERR_ARG);
+    CHECK_MSG(strstr(tess_errmsg(), "read_gbps"), "message: %s", tess_errmsg());
+    rates[TESS_CEILING_READ] = NAN;
+    CHECK(tess_records_set_ceilings(r, &other, rates) == TESS_ERR_ARG);
     tess_records_close(r);
     CHECK(raw_int(path, "SELECT count(*) FROM devices") == 2);
+}
+
+/* Databases of earlier schema versions upgrade when opened: the fixture of
+ * version 1, and the same made version 2 by that version's own step. The
+ * calibration of version 2 becomes the copy and fp32 FMA ceilings, with
+ * its time; the other ceilings are not measured yet. */
+static void check_upgrade(int from) {
+    char path[512], fixture_path[600], name[32];
+    snprintf(fixture_path, sizeof fixture_path, "%s/tests/fixtures/records-v1.db", TESS_SOURCE_DIR);
+    snprintf(name, sizeof name, "upgrade-v%d.db", from);
+    scratch_path(path, sizeof path, name);
+    FILE *in = fopen(fixture_path, "rb"), *out = fopen(path, "wb");
+    CHECK_MSG(in && out, "copying %s", fixture_path);
+    if (!in || !out) return;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+    fclose(in);
+    fclose(out);
+    char calibrated_at[64];
+    raw_text(path, "SELECT calibrated_at FROM devices", calibrated_at, sizeof calibrated_at);
+    if (from == 2) {
+        sqlite3 *db;
+        CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+        CHECK(sqlite3_exec(db,
+                           "ALTER TABLE tasks ADD COLUMN extents TEXT NOT NULL DEFAULT '';"
+                           "ALTER TABLE tasks ADD COLUMN attrs TEXT NOT NULL DEFAULT '';"
+                           "PRAGMA user_version = 2", NULL, NULL, NULL) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    CHECK(raw_int(path, "PRAGMA user_version") == from);
+    tess_records *r;
+    CHECK_OK(tess_records_open(path, &r));
+    if (!r) return;
+    CHECK(raw_int(path, "PRAGMA user_version") == 3);
+    tess_device d = {0};
+    strcpy(d.backend, "cpu");
+    strcpy(d.name, "AMD EPYC");
+    strcpy(d.arch, "x86_64");
+    d.units = 2;
+    CHECK_OK(tess_records_load_ceilings(r, &d));
+    CHECK_MSG(fabs(d.ceiling[TESS_CEILING_COPY].value - 18.712724952715) < 1e-9, "copy %g",
+              d.ceiling[TESS_CEILING_COPY].value);
+    CHECK(fabs(d.ceiling[TESS_CEILING_FMA_F32].value - 214.957155511184) < 1e-9);
+    CHECK(strcmp(d.ceiling[TESS_CEILING_COPY].calibrated_at, calibrated_at) == 0 &&
+          strcmp(d.ceiling[TESS_CEILING_FMA_F32].calibrated_at, calibrated_at) == 0);
+    CHECK(!tess_ceiling_measured(&d.ceiling[TESS_CEILING_READ]) && !tess_device_calibrated(&d));
+    rows rs = all_rows(r, NULL, NULL);
+    CHECK_MSG(rs.n == 14, "%d results", rs.n);
+    free(rs.v);
+    tess_record_row best;
+    CHECK_OK(tess_records_best(r, "heat3d:f32:32x32x32", "cpu:AMD EPYC:x86_64:2", &best));
+    /* A calibration after the upgrade stores every ceiling. */
+    double rates[TESS_CEILING_COUNT];
+    rates_of(rates, 10, false);
+    CHECK_OK(tess_records_set_ceilings(r, &d, rates));
+    tess_records_close(r);
+    CHECK(raw_int(path, "SELECT read_gbps FROM devices") == 1010);
+}
+
+static void test_upgrade(void) {
+    check_upgrade(1);
+    check_upgrade(2);
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -732,6 +829,7 @@ int main(void) {
     test_not_ours();
     test_unwritable();
     test_ceilings();
+    test_upgrade();
     int rc = check_finish("test_records");
     if (rc == 0) nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc;

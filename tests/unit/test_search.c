@@ -1,6 +1,7 @@
 /* test_search.c - every built-in strategy on synthetic spaces with a known
  * optimum: legal, never repeated proposals, exhaustion, reproducibility and
- * finding the optimum within a budget. */
+ * finding the optimum within a budget; the search loop's seeds, stop
+ * condition and guard against rule-breaking strategies. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "core/error.h"
 #include "core/space.h"
 #include "core/strategy.h"
+#include "core/tune.h"
 #include "core/types.h"
 #include "search/search.h"
 
@@ -171,23 +173,103 @@ static void test_reproducible(void) {
     tess_space_destroy(s);
 }
 
-static void test_warm_start(void) {
+/* ---- the search loop on the synthetic space --------------------------- */
+
+static tess_status synthetic_evaluate(tess_evaluator *ev, const tess_config *configs, int n,
+                                      tess_result_fn on_result, void *user) {
+    for (int i = 0; i < n; i++) {
+        tess_result r;
+        tess_result_init(&r, &configs[i]);
+        r.time_ms = synthetic_time(ev->space, &configs[i], &r.status);
+        on_result(&r, user);
+    }
+    return TESS_OK;
+}
+
+static const tess_evaluator_ops synthetic_ops = {.evaluate = synthetic_evaluate};
+
+typedef struct evaluated {
+    tess_config c[64];
+    int n;
+    double stop_below;      /* stop once a time below this is seen; 0: never */
+} evaluated;
+
+static void keep_config(const tess_result *r, void *user) {
+    evaluated *e = user;
+    if (e->n < 64) e->c[e->n++] = r->config;
+}
+
+static bool fast_enough(const tess_result *r, void *user) {
+    const evaluated *e = user;
+    return r->status == TESS_RESULT_OK && r->time_ms < e->stop_below;
+}
+
+/* Warm starts take one path for every strategy: the loop evaluates the
+ * seeds first, in order, and the strategy (told of them) never proposes
+ * them again; the strict loop would fail if it did. */
+static void test_seeds_first(void) {
     tess_space *s = synthetic_space();
+    tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 4};
     tess_config warm[2];
     CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &warm[0]));
     CHECK_OK(tess_config_parse(s, "block_x=32,block_y=4,unroll=4,order=zyx,tile=2", &warm[1]));
     for (int i = 0; i < tess_strategy_count(); i++) {
         const tess_strategy_ops *ops = tess_strategy_at(i);
-        tess_strategy_options o = {.seed = 1, .batch = 4, .warm = warm, .nwarm = 2};
-        void *state = NULL;
-        CHECK_OK(ops->create(s, &o, &state));
-        tess_config out[4];
-        int n = 0;
-        CHECK_OK(ops->propose(state, out, 4, &n));
-        CHECK_MSG(n == 4 && tess_config_equal(&out[0], &warm[0]) && tess_config_equal(&out[1], &warm[1]),
+        evaluated e = {.n = 0};
+        tess_tune_loop_options lo = {.strategy = ops, .budget = 12, .seed = 1, .batch = 4, .seeds = warm,
+                                     .nseeds = 2, .strict = true, .on_result = keep_config, .user = &e};
+        tess_tune_outcome out;
+        CHECK_MSG(tess_tune_loop(&ev, &lo, &out) == TESS_OK, "%s: %s", ops->name, tess_errmsg());
+        CHECK_MSG(out.evaluations == 12 && e.n == 12, "%s: %d evaluations", ops->name, out.evaluations);
+        CHECK_MSG(tess_config_equal(&e.c[0], &warm[0]) && tess_config_equal(&e.c[1], &warm[1]),
                   "%s does not start from the warm-start configs", ops->name);
-        ops->destroy(state);
+        CHECK(out.found && out.best.time_ms == 1.0 && out.skipped == 0);
     }
+    /* the caller's stop condition ends the loop after the batch in flight */
+    evaluated e = {.stop_below = 1.5};
+    tess_tune_loop_options lo = {.strategy = tess_strategy_find("random"), .budget = 100, .seed = 1, .batch = 4,
+                                 .seeds = &warm[1], .nseeds = 1, .on_result = keep_config, .stop = fast_enough,
+                                 .user = &e};
+    tess_tune_outcome out;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    CHECK_MSG(out.evaluations == 1 && strstr(out.stop_reason, "stop condition"), "%d: %s", out.evaluations,
+              out.stop_reason);
+    tess_space_destroy(s);
+}
+
+/* A strategy that proposes the default every time: tuning skips and counts
+ * the repeats, a benchmark's strict loop fails naming the strategy. */
+static tess_status repeat_create(const tess_space *s, const tess_strategy_options *o, void **state) {
+    (void)o;
+    *state = (void *)s;
+    return TESS_OK;
+}
+static tess_status repeat_propose(void *state, tess_config *out, int max, int *n) {
+    for (int i = 0; i < max; i++) tess_space_default(state, &out[i]);
+    *n = max;
+    return TESS_OK;
+}
+static tess_status repeat_observe(void *state, const tess_config *c, tess_outcome st, double t) {
+    (void)state, (void)c, (void)st, (void)t;
+    return TESS_OK;
+}
+static void repeat_destroy(void *state) { (void)state; }
+
+static void test_rule_breaker(void) {
+    tess_space *s = synthetic_space();
+    tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 4};
+    const tess_strategy_ops repeat = {"repeat", "proposes the default every time", repeat_create,
+                                      repeat_propose, repeat_observe, repeat_destroy};
+    tess_tune_loop_options lo = {.strategy = &repeat, .budget = 20, .seed = 1, .batch = 4};
+    tess_tune_outcome out;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    /* the first batch: one evaluation, three repeats; then three batches of repeats */
+    CHECK_MSG(out.evaluations == 1 && out.skipped == 3 + 3 * 4, "%d evaluations, %d skipped", out.evaluations,
+              out.skipped);
+    CHECK_MSG(strstr(out.stop_reason, "nothing new") != NULL, "%s", out.stop_reason);
+    lo.strict = true;
+    CHECK(tess_tune_loop(&ev, &lo, &out) == TESS_ERR_INTERNAL);
+    CHECK_MSG(strstr(tess_errmsg(), "'repeat' proposed a config twice") != NULL, "%s", tess_errmsg());
     tess_space_destroy(s);
 }
 
@@ -261,7 +343,8 @@ int main(void) {
     test_exhaustion();
     test_exhaustive_order();
     test_reproducible();
-    test_warm_start();
+    test_seeds_first();
+    test_rule_breaker();
     test_agent_starts_near_default();
     test_finds_optimum();
     return check_finish("test_search");

@@ -47,20 +47,27 @@ static void test_export_lines(void) {
     char *path = write_temp(text);
     CHECK(path != NULL);
     if (!path) return;
+    tess_replay *rp = NULL;
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_replay_open(path, &ev));
+    CHECK_OK(tess_replay_open(path, &rp));
     unlink(path);
-    if (!ev) return;
-    const tess_space *s = ev->space;
-    CHECK(tess_replay_size(ev) == 3);
+    if (rp) CHECK_OK(tess_evaluator_create_replay(rp, &ev));
+    if (!ev) {
+        tess_replay_close(rp);
+        return;
+    }
+    const tess_space *s = tess_replay_space(rp);
+    CHECK(ev->space == s);
+    CHECK(tess_replay_size(rp) == 3);
     CHECK(tess_space_nparams(s) == 2);
     CHECK(ev->op == NULL && strcmp(ev->device.backend, "replay") == 0);
-    CHECK_NEAR(tess_replay_best_time(ev), 1.5, 1e-12);
+    CHECK(strcmp(tess_replay_task(rp)->op, "heat3d") == 0 && strcmp(ev->task.op, "heat3d") == 0);
+    CHECK_NEAR(tess_replay_best_time(rp), 1.5, 1e-12);
     tess_config c;
     tess_outcome status;
     double t;
     CHECK_OK(tess_config_parse(s, "tile_y=4,order=zyx", &c));
-    CHECK(tess_replay_lookup(ev, &c, &status, &t) && status == TESS_RESULT_OK);
+    CHECK(tess_replay_lookup(rp, &c, &status, &t) && status == TESS_RESULT_OK);
     CHECK_NEAR(t, 2.0, 1e-12);
     CHECK_OK(tess_config_parse(s, "tile_y=8,order=xyz", &c));
     results_seen = 0;
@@ -68,17 +75,18 @@ static void test_export_lines(void) {
     CHECK(results_seen == 1 && last_status == TESS_RESULT_COMPILE_ERROR && isinf(last_time));
     /* tile_y=4,order=xyz was never recorded: not a legal point */
     CHECK(tess_config_parse(s, "tile_y=4,order=xyz", &c) != TESS_OK);
-    CHECK(!tess_replay_default(ev, &c));   /* no line is marked as the default */
+    CHECK(!tess_replay_default(rp, &c));   /* no line is marked as the default */
     tess_evaluator_destroy(ev);
+    tess_replay_close(rp);
 
     path = write_temp("{\"task\": \"x\", \"params\": {\"a\": 1}, \"status\": \"exploded\"}\n");
-    CHECK(tess_replay_open(path, &ev) == TESS_ERR_FORMAT);
+    CHECK(tess_replay_open(path, &rp) == TESS_ERR_FORMAT && !rp);
     CHECK(strstr(tess_errmsg(), "exploded") != NULL);
     unlink(path);
     path = write_temp("not json\n");
-    CHECK(tess_replay_open(path, &ev) == TESS_ERR_FORMAT);
+    CHECK(tess_replay_open(path, &rp) == TESS_ERR_FORMAT);
     unlink(path);
-    CHECK(tess_replay_open("/nonexistent/space.json", &ev) == TESS_ERR_IO);
+    CHECK(tess_replay_open("/nonexistent/space.json", &rp) == TESS_ERR_IO);
 }
 
 static void test_bench_math(void) {
@@ -109,19 +117,19 @@ static void test_rule_breaker(void) {
     const char *text = "{\"params\": {\"a\": 1}, \"status\": \"ok\", \"time_ms\": 1}\n"
                        "{\"params\": {\"a\": 2}, \"status\": \"ok\", \"time_ms\": 2}\n";
     char *path = write_temp(text);
-    tess_evaluator *ev = NULL;
-    CHECK_OK(tess_replay_open(path, &ev));
+    tess_bench_space bs;
+    CHECK_OK(tess_bench_space_open(path, &bs));
     unlink(path);
-    if (!ev) return;
+    if (!bs.ev) return;
     const tess_strategy_ops twice = {"twice", "proposes the default config every time", twice_create,
                                      twice_propose, twice_observe, twice_destroy};
     double best[4];
-    CHECK(tess_bench_run(&twice, ev, 1, 4, 2, best, NULL) == TESS_ERR_INTERNAL);
-    CHECK(strstr(tess_errmsg(), "twice") != NULL);
-    CHECK(tess_bench_run(&tess_search_exhaustive, ev, 1, 4, 2, best, NULL) == TESS_OK);
+    CHECK(tess_bench_run(&twice, &bs, 1, 4, 2, best, NULL) == TESS_ERR_INTERNAL);
+    CHECK_MSG(strstr(tess_errmsg(), "'twice' proposed a config twice") != NULL, "%s", tess_errmsg());
+    CHECK(tess_bench_run(&tess_search_exhaustive, &bs, 1, 4, 2, best, NULL) == TESS_OK);
     CHECK_NEAR(best[0], 1, 0);
     CHECK_NEAR(best[3], 1, 0);   /* exhausted after two: the trace repeats the last */
-    tess_evaluator_destroy(ev);
+    tess_bench_space_close(&bs);
 }
 
 /* A record export names the template's default; the benchmark evaluates it
@@ -132,21 +140,21 @@ static void test_recorded_default(void) {
         "{\"task\": \"t\", \"params\": {\"a\": 2, \"b\": 8}, \"status\": \"ok\", \"time_ms\": 3, \"strategy\": \"default\"}\n"
         "{\"task\": \"t\", \"params\": {\"a\": 2, \"b\": 4}, \"status\": \"ok\", \"time_ms\": 2, \"strategy\": \"random\"}\n";
     char *path = write_temp(text);
-    tess_evaluator *ev = NULL;
-    CHECK_OK(tess_replay_open(path, &ev));
+    tess_bench_space bs;
+    CHECK_OK(tess_bench_space_open(path, &bs));
     unlink(path);
-    if (!ev) return;
+    if (!bs.ev) return;
     tess_config c, d, expect;
-    CHECK(tess_replay_default(ev, &c));
-    CHECK_OK(tess_config_parse(ev->space, "a=2,b=8", &expect));
+    CHECK(tess_replay_default(bs.replay, &c));
+    CHECK_OK(tess_config_parse(bs.space, "a=2,b=8", &expect));
     CHECK(tess_config_equal(&c, &expect));
-    tess_space_default(ev->space, &d);
+    tess_space_default(bs.space, &d);
     CHECK(tess_config_equal(&d, &expect));
     double best[3];
-    CHECK_OK(tess_bench_run(&tess_search_random, ev, 1, 3, 8, best, NULL));
+    CHECK_OK(tess_bench_run(&tess_search_random, &bs, 1, 3, 8, best, NULL));
     CHECK_NEAR(best[0], 3, 0);   /* evaluation 1: the default */
     CHECK_NEAR(best[2], 1, 0);   /* then the two others, each once */
-    tess_evaluator_destroy(ev);
+    tess_bench_space_close(&bs);
 }
 
 int main(void) {

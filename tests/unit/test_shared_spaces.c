@@ -21,11 +21,11 @@ static void test_shared_spaces(const char *pnpoly, const char *dd_cache, const c
     CHECK(pn.n == 4092 && pn.nok == 3774);
     CHECK(pn.within_5pct == 33 && pn.within_1pct == 9);
     CHECK(strcmp(pn.name, "pnpoly_RTX_3090") == 0);
-    CHECK(tess_space_nparams(pn.ev->space) == 4);
+    CHECK(tess_space_nparams(pn.space) == 4 && pn.ev->space == pn.space);
     int failed = 0;
     for (size_t i = 0; i < pn.n; i++) {
         tess_outcome status;
-        tess_replay_point(pn.ev, i, NULL, &status, NULL);
+        tess_replay_point(pn.replay, i, NULL, &status, NULL);
         failed += status == TESS_RESULT_RUNTIME_ERROR;
     }
     CHECK(failed == 318);
@@ -37,15 +37,15 @@ static void test_shared_spaces(const char *pnpoly, const char *dd_cache, const c
     CHECK(cache.within_1pct == t4.within_1pct && cache.within_1pct == 277);
     /* the same config reads the same time from both files */
     tess_config c;
-    CHECK_OK(tess_config_parse(cache.ev->space,
+    CHECK_OK(tess_config_parse(cache.space,
                                "block_size_x=1,block_size_y=32,block_size_z=1,tile_size_x=1,tile_size_y=1,"
                                "tile_stride_x=0,tile_stride_y=0,loop_unroll_factor_channel=0", &c));
     double a = 0, b = 0;
     tess_config d;
-    CHECK_OK(tess_config_parse(t4.ev->space,
+    CHECK_OK(tess_config_parse(t4.space,
                                "block_size_x=1,block_size_y=32,block_size_z=1,tile_size_x=1,tile_size_y=1,"
                                "tile_stride_x=0,tile_stride_y=0,loop_unroll_factor_channel=0", &d));
-    CHECK(tess_replay_lookup(cache.ev, &c, NULL, &a) && tess_replay_lookup(t4.ev, &d, NULL, &b));
+    CHECK(tess_replay_lookup(cache.replay, &c, NULL, &a) && tess_replay_lookup(t4.replay, &d, NULL, &b));
     CHECK_NEAR(a, 73.55395197868347, 1e-9);
     CHECK_NEAR(b, a, 1e-9);
     tess_bench_space_close(&cache);

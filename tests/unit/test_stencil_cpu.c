@@ -232,9 +232,15 @@ static void check_evaluator(const char *name, tess_dtype dtype, const int64_t *s
     tess_hw_options o = tess_hw_options_default();
     o.timeout_s = 30;
     o.min_time_s = 0.001;
+    const tess_op *op = tess_stencils_op(name);
+    tess_space *space = NULL;
+    CHECK_OK(tess_op_space(op, &t, &dev, &space));
     tess_evaluator *ev = NULL;
-    CHECK_OK(tess_evaluator_create_hw(tess_stencils_op(name), &t, cpu, &dev, &o, &ev));
-    if (!ev) return;
+    if (space) CHECK_OK(tess_evaluator_create_hw(op, &t, space, cpu, &dev, &o, &ev));
+    if (!ev) {
+        tess_space_destroy(space);
+        return;
+    }
     tess_config c[3];
     tess_space_default(ev->space, &c[0]);
     CHECK_OK(tess_space_sample(ev->space, rng, &c[1]));
@@ -243,6 +249,7 @@ static void check_evaluator(const char *name, tess_dtype dtype, const int64_t *s
     CHECK_OK(ev->ops->evaluate(ev, c, 3, collect, &bad));
     CHECK_MSG(bad == 0, "%s: %d candidates failed in the evaluator", name, bad);
     tess_evaluator_destroy(ev);
+    tess_space_destroy(space);
 }
 
 /* Stencils beyond the library: periodic along z and y with a 2D

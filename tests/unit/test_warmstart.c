@@ -1,6 +1,7 @@
 /* test_warmstart.c - configs mapped between spaces that spell parameters
- * differently, and warm starts built from recorded tasks: distinct, the
- * more similar task first, nothing much slower than a source's best. */
+ * differently, warm starts built from recorded tasks (distinct, the more
+ * similar task first, nothing much slower than a source's best), and the
+ * same source warm-starting `tune` and `bench transfer` alike. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,7 +9,10 @@
 #include "core/records.h"
 #include "core/op.h"
 #include "core/result.h"
+#include "core/session.h"
+#include "search/search.h"
 #include "transfer/builtin.h"
+#include "transfer/transfer_bench.h"
 #include "transfer/warmstart.h"
 
 /* Like the spaces generated from stencil specs: switches as 0/1. */
@@ -75,9 +79,27 @@ static void put_task(tess_records *db, const tess_device *dev, const int64_t *sh
     }
 }
 
+/* A scratch folder for a records database and recordings. */
+static bool scratch(char *dir) {
+    strcpy(dir, "/tmp/tessera-warmstart-XXXXXX");
+    return mkdtemp(dir) != NULL;
+}
+
+static void scratch_remove(const char *dir, const char *const *files, int n) {
+    char path[256];
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static const char *const db_files[] = {"records.db", "records.db-wal", "records.db-shm", "source.jsonl",
+                                       "target.jsonl"};
+
 static void test_build(void) {
-    char dir[] = "/tmp/tessera-warmstart-XXXXXX";
-    if (!mkdtemp(dir)) return;
+    char dir[64];
+    if (!scratch(dir)) return;
     char path[256];
     snprintf(path, sizeof path, "%s/records.db", dir);
     tess_records *db;
@@ -107,12 +129,171 @@ static void test_build(void) {
     tess_warm_start_free(&w);
     tess_space_destroy(s);
     tess_records_close(db);
-    const char *const files[] = {"records.db", "records.db-wal", "records.db-shm"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        unlink(path);
+    scratch_remove(dir, db_files, 3);
+}
+
+/* ---- tune and bench transfer warm-start alike ------------------------------ */
+
+/* The source's measurements: block_x and items_x (the target spells it
+ * ppt_x), fastest at block_x=128, items_x=2; only two configs within
+ * TESS_WARM_MAX_SLOWDOWN of it. */
+#define NSOURCE 9
+static const int source_bx[NSOURCE] = {32, 64, 128, 256, 64, 128, 256, 32, 128};
+static const int source_items[NSOURCE] = {1, 1, 1, 1, 2, 2, 2, 4, 4};
+static const double source_ms[NSOURCE] = {2.0, 1.3, 1.35, 1.6, 1.05, 1.0, 1.4, 2.5, 1.5};
+
+static void write_lines(const char *path, const char *task, const char *names[2], const int *a, const int *b,
+                        const double *ms, int n, int dflt) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    for (int i = 0; i < n; i++)
+        fprintf(f, "{\"task\": \"%s\", \"params\": {\"%s\": %d, \"%s\": %d}, \"status\": \"ok\", "
+                   "\"time_ms\": %.6g, \"strategy\": \"%s\"}\n",
+                task, names[0], a[i], names[1], b[i], ms[i], i == dflt ? "default" : "random");
+    fclose(f);
+}
+
+/* The target: every block_x x ppt_x, the default block_x=64, ppt_x=1 (its
+ * line 0), the optimum at block_x=256, ppt_x=4 where no warm start points. */
+static void write_target(const char *path) {
+    int bx[16], ppt[16], n = 0;
+    double ms[16];
+    const int bxs[] = {64, 32, 128, 256}, ppts[] = {1, 2, 4};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++, n++) {
+            bx[n] = bxs[i], ppt[n] = ppts[j];
+            ms[n] = 2.0 - 0.1 * i - 0.05 * j + 0.01 * n;
+        }
+    ms[n - 1] = 0.5;
+    const char *names[2] = {"block_x", "ppt_x"};
+    write_lines(path, "heat3d:f32:96x96x96", names, bx, ppt, ms, n, 0);
+}
+
+typedef struct trace {
+    tess_config c[32];
+    int n;
+} trace;
+
+static void keep(const tess_result *r, void *user) {
+    trace *t = user;
+    if (t->n < 32) t->c[t->n++] = r->config;
+}
+
+typedef struct rows {
+    const tess_space *space;
+    trace t;
+    char origin[32][32];
+} rows;
+
+static int keep_row(const tess_record_row *row, void *user) {
+    rows *r = user;
+    if (r->t.n == 32) return 1;
+    snprintf(r->origin[r->t.n], sizeof r->origin[0], "%s", row->strategy);
+    CHECK_OK(tess_config_parse(r->space, row->config, &r->t.c[r->t.n]));
+    r->t.n++;
+    return 0;
+}
+
+/* The same source measurements, read from the records (as `tune` reads
+ * them) and from a replayed recording (as `bench transfer` does), give the
+ * same warm-start configs and priors, and the tuning session and the
+ * benchmark's warm run evaluate the same configs first: the default, the
+ * warm start in order, then the same strategy proposals. */
+static void test_tune_and_bench_alike(void) {
+    char dir[64];
+    if (!scratch(dir)) return;
+    char db_path[256], source_path[256], target_path[256];
+    snprintf(db_path, sizeof db_path, "%s/records.db", dir);
+    snprintf(source_path, sizeof source_path, "%s/source.jsonl", dir);
+    snprintf(target_path, sizeof target_path, "%s/target.jsonl", dir);
+    const char *source_names[2] = {"block_x", "items_x"};
+    write_lines(source_path, "heat3d:f32:64x64x64", source_names, source_bx, source_items, source_ms, NSOURCE, -1);
+    write_target(target_path);
+    tess_bench_space src = {0}, dst = {0};
+    CHECK_OK(tess_bench_space_open(source_path, &src));
+    CHECK_OK(tess_bench_space_open(target_path, &dst));
+    tess_records *db = NULL;
+    CHECK_OK(tess_records_open(db_path, &db));
+    if (!src.ev || !dst.ev || !db) goto out;
+
+    /* the records hold the source's measurements as tuning left them */
+    tess_device dev = {.backend = "cpu", .name = "test", .arch = "x86_64", .units = 4};
+    char dev_key[TESS_KEY_MAX];
+    CHECK_OK(tess_device_key(&dev, dev_key, sizeof dev_key));
+    tess_task source_task;
+    CHECK_OK(tess_task_parse_key("heat3d:f32:64x64x64", &source_task));
+    int64_t dev_id, task_id, run_id;
+    CHECK_OK(tess_records_put_device(db, &dev, &dev_id));
+    CHECK_OK(tess_records_put_task(db, &source_task, "stencils", &task_id));
+    CHECK_OK(tess_records_begin_run(db, task_id, dev_id, "random", 1, NSOURCE, &run_id));
+    for (int i = 0; i < NSOURCE; i++) {
+        tess_result r;
+        tess_result_init(&r, NULL);
+        r.status = TESS_RESULT_OK;
+        r.time_ms = source_ms[i];
+        char config[64];
+        snprintf(config, sizeof config, "block_x=%d,items_x=%d", source_bx[i], source_items[i]);
+        CHECK_OK(tess_records_put_result(db, run_id, config, &r, "random"));
     }
-    rmdir(dir);
+    tess_warm_start from_records = {0}, from_replay = {0};
+    tess_task_profile target;
+    tess_task_profile_init(&target, tess_replay_task(dst.replay), tess_op_find("heat3d"), &dev, dev_key);
+    CHECK_OK(tess_warm_start_build(db, &target, dst.space, 1, 3, &from_records));
+    CHECK_OK(tess_transfer_bench_warm(&src, dst.space, 3, &from_replay));
+    CHECK_MSG(from_records.n == 2 && from_replay.n == 2, "%d and %d warm configs", from_records.n, from_replay.n);
+    for (int i = 0; i < from_records.n && i < from_replay.n; i++)
+        CHECK_MSG(tess_config_equal(&from_records.configs[i], &from_replay.configs[i]), "warm config %d differs",
+                  i);
+    /* priors: the same configs and relative times (weights are each source's similarity) */
+    CHECK_MSG(from_records.npriors == NSOURCE && from_replay.npriors == NSOURCE, "%d and %d priors",
+              from_records.npriors, from_replay.npriors);
+    for (int i = 0; i < from_records.npriors && i < from_replay.npriors; i++) {
+        CHECK(tess_config_equal(&from_records.priors[i].config, &from_replay.priors[i].config));
+        CHECK_NEAR(from_records.priors[i].rel_log_time, from_replay.priors[i].rel_log_time, 1e-12);
+    }
+    CHECK_NEAR(from_replay.priors[0].weight, 1.0, 0);
+    CHECK_NEAR(from_records.priors[0].weight, from_records.sources[0].similarity, 0);
+
+    /* the benchmark's warm run, and a tuning session on the same evaluator */
+    trace bench = {.n = 0};
+    double evals[2];
+    CHECK_OK(tess_transfer_bench_run(tess_strategy_find("agent"), &dst, &from_replay, TESS_TRANSFER_WARM, 1, 12,
+                                     keep, &bench, evals));
+    tess_tune_options opt = tess_tune_options_default();
+    opt.strategy = "agent";
+    opt.budget = 12;
+    opt.seed = 1;
+    opt.batch = 8;   /* the transfer benchmark's */
+    tess_session session = {.db = db, .task = *tess_replay_task(dst.replay), .device = dst.ev->device};
+    tess_tune_report report;
+    CHECK_OK(tess_session_search(&session, dst.space, dst.ev, &from_records, &opt, &report));
+    CHECK(report.warm_configs == 2 && strstr(report.transfer_from, "heat3d:f32:64x64x64") != NULL);
+    char task_key[TESS_KEY_MAX], target_dev[TESS_KEY_MAX];
+    CHECK_OK(tess_task_key(&session.task, task_key, sizeof task_key));
+    CHECK_OK(tess_device_key(&session.device, target_dev, sizeof target_dev));
+    rows tuned = {.space = dst.space};
+    CHECK_OK(tess_records_foreach(db, task_key, target_dev, keep_row, &tuned));
+    /* the benchmark stops at the optimum; tuning spends its budget */
+    CHECK_MSG(tuned.t.n == 12 && bench.n >= 5 && bench.n <= 12, "%d tuned, %d benchmarked", tuned.t.n, bench.n);
+    tess_config dflt;
+    tess_space_default(dst.space, &dflt);
+    CHECK(tess_config_equal(&bench.c[0], &dflt) && strcmp(tuned.origin[0], "default") == 0);
+    for (int i = 1; i <= 2; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "transfer:%d", i);
+        CHECK_MSG(strcmp(tuned.origin[i], label) == 0, "evaluation %d came from %s", i + 1, tuned.origin[i]);
+        CHECK(tess_config_equal(&bench.c[i], &from_replay.configs[i - 1]));
+    }
+    for (int i = 0; i < bench.n && i < tuned.t.n; i++)
+        CHECK_MSG(tess_config_equal(&bench.c[i], &tuned.t.c[i]), "evaluation %d differs", i + 1);
+    tess_warm_start_free(&from_records);
+    tess_warm_start_free(&from_replay);
+out:
+    tess_records_close(db);
+    tess_bench_space_close(&src);
+    tess_bench_space_close(&dst);
+    scratch_remove(dir, db_files, 5);
 }
 
 /* A database written before tasks had named extents (schema version 1)
@@ -157,6 +338,7 @@ int main(void) {
     CHECK_OK(tess_register_builtin());
     test_map();
     test_build();
+    test_tune_and_bench_alike();
     test_old_records();
     return check_finish("test_warmstart");
 }
