@@ -120,10 +120,28 @@ static const char *missing_slot(const tess_op *op) {
     return NULL;
 }
 
+static tess_status canonical_value(const tess_op *op, const tess_attr_spec *a, const char *text, char *out,
+                                   size_t len);
+
 tess_status tess_op_check_complete(const tess_op *op) {
     if (!op || !op->name || !*op->name) return tess_error(TESS_ERR_ARG, "an operator without a name");
+    if (strlen(op->name) >= TESS_OP_NAME_MAX || strchr(op->name, ':') || strchr(op->name, ','))
+        return tess_error(TESS_ERR_ARG, "operator name '%s' is longer than %d characters or holds ':' or ','",
+                          op->name, TESS_OP_NAME_MAX - 1);
     const char *slot = missing_slot(op);
     if (slot) return tess_error(TESS_ERR_ARG, "operator '%s' is incomplete: no %s", op->name, slot);
+    if (op->nattrs > TESS_MAX_ATTRS)
+        return tess_error(TESS_ERR_ARG, "operator '%s' declares %d attributes (at most %d)", op->name, op->nattrs,
+                          TESS_MAX_ATTRS);
+    /* every declared attribute must make a task: a well-formed name and a default of its type */
+    for (int i = 0; i < op->nattrs; i++) {
+        tess_task probe;
+        char canonical[TESS_ATTR_VALUE_MAX + 8];
+        memset(&probe, 0, sizeof probe);
+        tess_status st = canonical_value(op, &op->attrs[i], op->attrs[i].dflt, canonical, sizeof canonical);
+        if (!st) st = tess_task_set_attr(&probe, op->attrs[i].name, canonical);
+        if (st) return tess_error_context(TESS_ERR_ARG, "operator '%s': attribute %d", op->name, i);
+    }
     return TESS_OK;
 }
 
@@ -167,6 +185,7 @@ static tess_status canonical_value(const tess_op *op, const tess_attr_spec *a, c
     case TESS_ATTR_REAL: {
         double v = strtod(text, &end);
         if (errno || end == text || *end || !isfinite(v)) break;
+        if (v == 0) v = 0;   /* -0 and 0 are one value, one key */
         /* the shortest text that reads back as the same double */
         for (int digits = 1; digits <= 17; digits++) {
             snprintf(out, len, "%.*g", digits, v);

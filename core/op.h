@@ -198,6 +198,12 @@ struct tess_op {
     tess_status (*buffers)(const tess_op *op, const tess_task *t, tess_buffer_list *out);
     /* Optional: fills input buffer `index` (NULL: uniform random in [-1, 1]). */
     tess_status (*fill_input)(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed);
+    /* Optional: fills input buffer `index` with typical inputs, the
+     * statistics real data has where random inputs miss them (logits of
+     * magnitude 100, near-constant rows, one huge outlier, denormals).
+     * Every candidate is verified on these as well, so a shortcut that fits
+     * uniform inputs only is rejected. */
+    tess_status (*fill_typical)(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed);
     /* Computes the outputs from the inputs on the host, accumulating in
      * double. host_buffers[i]: inputs for IN, the input to update for INOUT,
      * the output to fill for OUT. */

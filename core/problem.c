@@ -14,8 +14,9 @@ static void fill_uniform(void *host, const tess_buffer_spec *b, uint64_t seed) {
     gsl_rng_free(rng);
 }
 
-/* Allocates the per-buffer arrays and fills the inputs. */
-static tess_status fill_buffers(tess_problem *p, uint64_t seed) {
+/* Allocates the per-buffer arrays and fills the inputs (typical ones with
+ * `typical`). */
+static tess_status fill_buffers(tess_problem *p, uint64_t seed, bool typical) {
     const tess_op *op = p->op;
     int n = p->buffers.n;
     p->host = calloc((size_t)n, sizeof *p->host);
@@ -33,7 +34,8 @@ static tess_status fill_buffers(tess_problem *p, uint64_t seed) {
         if (!tess_buffer_is_input(b)) continue;
         uint64_t s = seed * 1000003ULL + (uint64_t)i;
         tess_status st = TESS_OK;
-        if (op->fill_input) st = op->fill_input(op, &p->task, i, p->host[i], s);
+        if (typical) st = op->fill_typical(op, &p->task, i, p->host[i], s);
+        else if (op->fill_input) st = op->fill_input(op, &p->task, i, p->host[i], s);
         else fill_uniform(p->host[i], b, s);
         if (st) return st;
         if (b->role == TESS_BUF_INOUT) {
@@ -46,14 +48,15 @@ static tess_status fill_buffers(tess_problem *p, uint64_t seed) {
     return TESS_OK;
 }
 
-tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out) {
+static tess_status problem_create(const tess_op *op, const tess_task *t, uint64_t seed, bool typical,
+                                  tess_problem **out) {
     *out = NULL;
     tess_problem *p = calloc(1, sizeof *p);
     if (!p) return tess_error(TESS_ERR_NOMEM, "problem");
     p->op = op;
     p->task = *t;
     tess_status st = tess_op_buffers(op, t, &p->buffers);
-    if (!st) st = fill_buffers(p, seed);
+    if (!st) st = fill_buffers(p, seed, typical);
     if (!st) {
         st = op->reference(op, t, p->host);
         if (st) tess_error_context(st, "reference of %s", op->name);
@@ -65,6 +68,16 @@ tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t 
     p->scale = op->verify_scale ? op->verify_scale(op, t, p->host) : 1.0;
     *out = p;
     return TESS_OK;
+}
+
+tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out) {
+    return problem_create(op, t, seed, false, out);
+}
+
+tess_status tess_problem_create_typical(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out) {
+    *out = NULL;
+    if (!op->fill_typical) return tess_error(TESS_ERR_ARG, "operator %s has no typical inputs", op->name);
+    return problem_create(op, t, seed, true, out);
 }
 
 void tess_problem_destroy(tess_problem *p) {

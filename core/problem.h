@@ -3,8 +3,9 @@
  * filled (random, seeded) and the reference outputs computed, and the check
  * of a candidate's output against them. The runner verifies every candidate
  * with it (on a second instance, of another seed, too, so a kernel that
- * fits one set of inputs does not pass); dispatch verifies a kernel's first
- * use in a process with it.
+ * fits one set of inputs does not pass, and on typical inputs where the
+ * operator has them); dispatch verifies a kernel's first use in a process
+ * with it.
  */
 #ifndef TESS_PROBLEM_H
 #define TESS_PROBLEM_H
@@ -28,6 +29,8 @@ typedef struct tess_problem {
 } tess_problem;
 
 tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out);
+/* The same on the operator's typical inputs (op->fill_typical, which it must have). */
+tess_status tess_problem_create_typical(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out);
 void tess_problem_destroy(tess_problem *p);
 /* Number of buffers and buffer b's declaration. */
 static inline int tess_problem_nbuf(const tess_problem *p) { return p->buffers.n; }

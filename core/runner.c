@@ -24,6 +24,7 @@ struct tess_runner {
     tess_runner_options opt;
     tess_problem *problem;          /* inputs and reference outputs */
     tess_problem *second;           /* the same task on inputs of another seed */
+    tess_problem *typical;          /* on typical inputs, where the operator has them (else NULL) */
     int nsets;                      /* buffer sets rotated while timing */
     tess_runner_profile profile;
     pid_t child;
@@ -57,8 +58,10 @@ tess_status tess_runner_create(const tess_op *op, const tess_task *t, const tess
     r->opt = *o;
     tess_status st = tess_problem_create(op, t, o->seed, &r->problem);
     if (!st) st = tess_problem_create(op, t, o->seed + 0x9e3779b9u, &r->second);
+    if (!st && op->fill_typical) st = tess_problem_create_typical(op, t, o->seed + 0x7f4a7c15u, &r->typical);
     if (st) {
         tess_problem_destroy(r->problem);
+        tess_problem_destroy(r->second);
         free(r);
         return st;
     }
@@ -87,6 +90,7 @@ void tess_runner_destroy(tess_runner *r) {
     stop_child(r);
     tess_problem_destroy(r->problem);
     tess_problem_destroy(r->second);
+    tess_problem_destroy(r->typical);
     free(r);
 }
 
@@ -104,7 +108,8 @@ typedef struct child_state {
     tess_runner *r;
     void *ctx;
     int nbuf;
-    device_instance first, second;  /* the runner's two problems; first.buf is timing set 0 */
+    device_instance first;          /* the runner's problem; first.buf is timing set 0 */
+    device_instance again[2];       /* the second seed's and the typical inputs' (p NULL: none) */
     void **dbuf[MAX_SETS];          /* timing sets: [0] is first.buf, the others copies of it */
     void *check;                    /* host copy of an output being verified */
 } child_state;
@@ -161,7 +166,8 @@ static tess_status child_setup(child_state *cs) {
         if (tess_buffer_is_output(spec) && tess_buffer_bytes(spec) > largest_out) largest_out = tess_buffer_bytes(spec);
     }
     st = instance_setup(cs, &cs->first, r->problem);
-    if (!st) st = instance_setup(cs, &cs->second, r->second);
+    if (!st) st = instance_setup(cs, &cs->again[0], r->second);
+    if (!st && r->typical) st = instance_setup(cs, &cs->again[1], r->typical);
     cs->dbuf[0] = cs->first.buf;
     for (int s = 1; s < r->nsets && !st; s++) st = alloc_set(cs, r->problem, &cs->dbuf[s]);
     if (st) return st;
@@ -240,13 +246,16 @@ static bool child_measure(child_state *cs, const tess_blob *bin, const tess_kern
         return st != TESS_ERR_RUNTIME;
     }
     bool ok, healthy = run_and_verify(cs, module, &cs->first, res, &ok);
-    /* Inputs of another seed: a kernel that fits one set of inputs fails here. */
-    if (healthy && ok) {
-        healthy = run_and_verify(cs, module, &cs->second, res, &ok);
+    /* Inputs of another seed, then typical inputs: a kernel that fits one
+     * set of inputs, or a shortcut that fits uniform inputs only, fails here. */
+    static const char *const again_what[2] = {"inputs of a second seed", "typical inputs"};
+    for (int a = 0; a < 2 && healthy && ok; a++) {
+        if (!cs->again[a].p) continue;
+        healthy = run_and_verify(cs, module, &cs->again[a], res, &ok);
         if (healthy && !ok) {
             char why[sizeof res->message];
             snprintf(why, sizeof why, "%s", res->message);
-            tess_result_fail(res, TESS_RESULT_WRONG_RESULT, "on inputs of a second seed: %.400s", why);
+            tess_result_fail(res, TESS_RESULT_WRONG_RESULT, "on %s: %.400s", again_what[a], why);
         }
     }
     if (!healthy || !ok) goto done;

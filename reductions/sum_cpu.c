@@ -10,24 +10,23 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "cpu_common.h"
 #include "sum.h"
 
 static const char *const acc_types[] = {"data", "double"};
 
 tess_status tess_sum_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)op;
-    (void)t;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "sum space");
-    double threads[16];
-    int nth = 0;
-    int cores = dev->units > 0 ? dev->units : 1;
-    for (int v = 1; v < cores && nth < 15; v *= 2) threads[nth++] = v;
-    threads[nth++] = cores;
     const double simd[] = {0, 1}, accs[] = {1, 2, 4, 8, 16, 32};
-    tess_status st = tess_space_add(s, "threads", nth, threads, nth - 1);
+    /* No more accumulators than elements: the loop over whole groups would
+     * have the constant bound 0, which GCC's OpenMP refuses to compile. */
+    int naccs = 1;
+    while (naccs < 6 && accs[naccs] <= (double)tess_shape_elements(t->shape, t->ndim)) naccs++;
+    tess_status st = tess_cpu_add_threads(s, dev);
     if (!st) st = tess_space_add(s, "simd", 2, simd, 0);
-    if (!st) st = tess_space_add(s, "accumulators", 6, accs, 0);
+    if (!st) st = tess_space_add(s, "accumulators", naccs, accs, 0);
     if (!st) st = tess_space_add_labels(s, "acc_type", 2, acc_types, 0);
     if (st) {
         tess_space_destroy(s);

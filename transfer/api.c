@@ -167,9 +167,20 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
                       const char *dtype, const char *backend, const tess_tune_options *opt_in,
                       tess_tune_report *report) {
     tess_tune_options opt = opt_in ? *opt_in : tess_tune_options_default();
+    /* The budget is the task's attribute: shortcut results are another task's. */
+    char op_budget[TESS_KEY_MAX];
+    if (opt.error_budget < 0 || !(opt.error_budget == opt.error_budget))
+        return tess_error(TESS_ERR_ARG, "error budget %g is not a number at least 0", opt.error_budget);
+    if (opt.error_budget > 0 && op) {
+        int n = snprintf(op_budget, sizeof op_budget, "%s%serror_budget=%.17g", op, strchr(op, ':') ? "," : ":",
+                         opt.error_budget);
+        if (n < 0 || (size_t)n >= sizeof op_budget) return tess_error(TESS_ERR_ARG, "operator text '%.64s' too long", op);
+        op = op_budget;
+    }
     tess_request s;
     const tess_strategy_ops *strategy;
     tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
+    if (st && opt.error_budget > 0) return tess_error_context(st, "--error-budget %g", opt.error_budget);
     if (!st) st = tess_session_strategy(&opt, &strategy);   /* before a calibration */
     if (!st) st = tess_request_ceilings(ctx->db, &s, NULL);
     if (st) return st;

@@ -12,10 +12,10 @@
 #include "transfer/request.h"
 
 static void help(void) {
-    printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64] [--backend cpu|cuda]\n"
+    printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64|bf16|f16] [--backend cpu|cuda]\n"
            "                       [--strategy NAME] [--budget N] [--seconds S] [--window W]\n"
            "                       [--batch N] [--seed K] [--transfer off|auto|PATH] [--fix NAME=VALUE,...]\n"
-           "                       [--compile-timeout S] [--db PATH] [--json]\n\n"
+           "                       [--compile-timeout S] [--error-budget E] [--db PATH] [--json]\n\n"
            "Tunes operator OP on a shape: each candidate config is generated, compiled,\n"
            "verified against the reference and timed; every result is committed to the\n"
            "records database as it arrives. The template's default config is measured\n"
@@ -34,6 +34,10 @@ static void help(void) {
            "  --fix        search only configs with these values (for example time_block=4)\n"
            "  --compile-timeout  seconds a kernel may compile before it counts as a compile\n"
            "               error (default 60; 0: no limit)\n"
+           "  --error-budget  extra error relative to the float64 reference that results may\n"
+           "               have; above 0 the search adds the operator's shortcuts (fast\n"
+           "               intrinsics, approximations), each kept only when it passes on\n"
+           "               random and typical inputs (operators with an error_budget attribute)\n"
            "  --db         records database (default $TESSERA_DB or\n"
            "               $XDG_DATA_HOME/tessera/records.db)\n"
            "  --json       print one JSON object instead of the table\n",
@@ -124,6 +128,7 @@ static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void
         {"json", no_argument, 0, 'j'},          {"help", no_argument, 0, 'h'},
         {"transfer", required_argument, 0, 'x'}, {"output", required_argument, 0, 'o'},
         {"fix", required_argument, 0, 'f'},     {"compile-timeout", required_argument, 0, 'C'},
+        {"error-budget", required_argument, 0, 'E'},
         {0, 0, 0, 0}};
     long v;
     optind = 1;
@@ -165,6 +170,9 @@ static int parse_args(const char *cmd, int argc, char **argv, tune_args *a, void
             a->opt.compile_timeout_s = s > 0 ? s : -1;   /* the option's 0 is "no limit" */
             break;
         }
+        case 'E':
+            if (!cli_parse_double(cmd, "--error-budget", optarg, 0, &a->opt.error_budget)) return EXIT_USAGE;
+            break;
         case 'h': usage(); return -1;
         case ':': return cli_usage_error(cmd, "option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
@@ -228,6 +236,7 @@ int cmd_record(int argc, char **argv) {
     int rc = parse_args("record", argc, argv, &a, record_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (!a.output) return cli_usage_error("record", "missing --output FILE.jsonl");
+    if (a.opt.error_budget > 0) return cli_usage_error("record", "--error-budget belongs to tessera tune");
     if (!a.json && isatty(2)) a.opt.progress = progress;
     tess_context *ctx;
     tess_status st = tess_open(&ctx, a.t.db);

@@ -1,5 +1,8 @@
 /*
- * test_cuda_templates.c - every CUDA template of heat3d and sum, over a
+ * test_cuda_templates.c - every CUDA template of heat3d, sum, the row-wise
+ * operators (softmax, layernorm, rmsnorm) and the activations (gelu,
+ * gelu_tanh, silu, swiglu), their shortcuts under an error budget included,
+ * over a
  * sample of each space's configs (the default, then random legal points),
  * compiles with NVRTC for sm_90 through the cuda backend's compile op. NVRTC
  * needs no GPU; without it (or without the toolkit at build time) the test
@@ -20,6 +23,8 @@
 #include "h200.h"
 #include "core/backend.h"
 #include "core/error.h"
+#include "reductions/activation.h"
+#include "reductions/rowwise.h"
 #include "reductions/sum.h"
 #include "stencils/heat3d.h"
 
@@ -57,9 +62,9 @@ static bool compile_config(const tess_backend_ops *be, const tess_device *dev, c
 
 /* The default and SAMPLES random configs of one task; false if skipped. */
 static bool compile_space(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
-                          tess_dtype dtype, const int64_t *shape, int ndim, gsl_rng *rng) {
+                          tess_dtype dtype, const int64_t *shape, int ndim, const char *attrs, gsl_rng *rng) {
     tess_task t;
-    CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, ndim, NULL, &t));
+    CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, ndim, attrs, &t));
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return true;
@@ -190,14 +195,27 @@ int main(void) {
 
     const int64_t cube[] = {64, 48, 40}, odd[] = {35, 33, 31}, small[] = {3, 5, 4}, flat[] = {4, 8, 256};
     const int64_t n_odd[] = {1000003}, n_pow2[] = {1 << 20};
-    bool ran = compile_space(be, &dev, &tess_op_heat3d, TESS_F32, cube, 3, rng);
+    bool ran = compile_space(be, &dev, &tess_op_heat3d, TESS_F32, cube, 3, NULL, rng);
     if (ran) {
-        compile_space(be, &dev, &tess_op_heat3d, TESS_F32, odd, 3, rng);
-        compile_space(be, &dev, &tess_op_heat3d, TESS_F64, cube, 3, rng);
-        compile_space(be, &dev, &tess_op_heat3d, TESS_F32, small, 3, rng);
-        compile_space(be, &dev, &tess_op_heat3d, TESS_F64, flat, 3, rng);
-        compile_space(be, &dev, &tess_op_sum, TESS_F32, n_odd, 1, rng);
-        compile_space(be, &dev, &tess_op_sum, TESS_F64, n_pow2, 1, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F32, odd, 3, NULL, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F64, cube, 3, NULL, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F32, small, 3, NULL, rng);
+        compile_space(be, &dev, &tess_op_heat3d, TESS_F64, flat, 3, NULL, rng);
+        compile_space(be, &dev, &tess_op_sum, TESS_F32, n_odd, 1, NULL, rng);
+        compile_space(be, &dev, &tess_op_sum, TESS_F64, n_pow2, 1, NULL, rng);
+        const int64_t rows_odd[] = {17, 19}, rows_mid[] = {32768, 8192}, rows_long[] = {4096, 65536},
+                      rows_short[] = {65536, 1024};
+        compile_space(be, &dev, &tess_op_softmax, TESS_BF16, rows_mid, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_softmax, TESS_F32, rows_odd, 2, NULL, rng);
+        compile_space(be, &dev, &tess_op_layernorm, TESS_F16, rows_long, 2, NULL, rng);
+        compile_space(be, &dev, &tess_op_layernorm, TESS_BF16, rows_short, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_rmsnorm, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_rmsnorm, TESS_F32, rows_short, 2, NULL, rng);
+        const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
+        compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_silu, TESS_F32, odd_n, 1, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_swiglu, TESS_BF16, odd_n, 1, NULL, rng);
         check_compile_error(be, &dev);
         check_cache(be, &dev);
         check_batch(be, &dev, rng);

@@ -1,0 +1,155 @@
+/*
+ * rowwise_cpu.c - C/OpenMP code generation for the row-wise operators.
+ *
+ * The threads share the rows (a static schedule); each row is read in the
+ * passes its operator needs (softmax: max, sum, write; online: max and sum
+ * together, then write; layernorm: mean, variance, write; rmsnorm: mean of
+ * squares, write), summed in f32, while it stays in the core's cache.
+ * Tunables:
+ *   threads     OpenMP threads
+ *   simd        `omp simd` on the passes (reductions included)
+ *   online      softmax: the max and the sum in one pass
+ * Shortcuts, with an error budget:
+ *   max_sub     softmax: 0 skips subtracting the row's max (unsafe for large logits)
+ *   fast_math   compile with -ffast-math (vectorized, reassociated exp and sqrt)
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "accuracy.h"
+#include "cpu_common.h"
+#include "rowwise.h"
+
+extern const char tess_src_reductions_templates_storage_c[];
+
+static bool online_needs_max_sub(const double *v, void *user) {
+    const int *p = user;   /* indices of online and max_sub */
+    return v[p[0]] == 0 || v[p[1]] == 1;
+}
+
+tess_status tess_rowwise_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    const bool softmax = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX, shortcuts = tess_error_budget(t) > 0;
+    tess_space *s = tess_space_create();
+    if (!s) return tess_error(TESS_ERR_NOMEM, "%s cpu space", op->name);
+    const double flag[] = {0, 1}, max_sub[] = {1, 0};
+    tess_status st = tess_cpu_add_threads(s, dev);
+    if (!st) st = tess_space_add(s, "simd", 2, flag, 1);
+    if (!st && softmax) st = tess_space_add(s, "online", 2, flag, 0);
+    if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
+    if (!st && shortcuts) st = tess_space_add(s, "fast_math", 2, flag, 0);
+    if (!st && softmax && shortcuts) {
+        const int idx[2] = {tess_space_param_index(s, "online"), tess_space_param_index(s, "max_sub")};
+        st = tess_space_add_constraint_copy(s, online_needs_max_sub, idx, sizeof idx, "online needs max_sub=1");
+    }
+    if (st) {
+        tess_space_destroy(s);
+        return st;
+    }
+    *out = s;
+    return TESS_OK;
+}
+
+/* The value of a parameter the space may lack (shortcuts): `absent` then. */
+static int param_or(const tess_space *s, const tess_config *c, const char *name, int absent) {
+    return tess_space_param_index(s, name) < 0 ? absent : (int)tess_config_get(s, c, name);
+}
+
+/* Prints the loop over the row's columns, with `omp simd` and a reduction when asked. */
+static void print_loop(tess_strbuf *b, bool simd, const char *reduction, const char *body) {
+    if (simd && reduction) tess_strbuf_printf(b, "        #pragma omp simd reduction(%s)\n", reduction);
+    else if (simd) tess_strbuf_puts(b, "        #pragma omp simd\n");
+    tess_strbuf_printf(b, "        for (long long c = 0; c < C; c++) %s\n", body);
+}
+
+static void print_softmax(tess_strbuf *b, bool simd, bool online, bool max_sub) {
+    tess_strbuf_puts(b,
+        "    const storage_t *restrict x = buffers[0];\n"
+        "    storage_t *restrict y = buffers[1];\n"
+        "    #pragma omp parallel for num_threads(THREADS) schedule(static)\n"
+        "    for (long long r = 0; r < R; r++) {\n"
+        "        const storage_t *restrict xr = x + r * C;\n"
+        "        storage_t *restrict yr = y + r * C;\n"
+        "        float m = 0, s = 0;\n");
+    if (online) {
+        tess_strbuf_puts(b,
+            "        /* one pass: the sum rescaled whenever the max grows */\n"
+            "        m = load_real(xr, 0);\n"
+            "        for (long long c = 0; c < C; c++) {\n"
+            "            float v = load_real(xr, c);\n"
+            "            if (v > m) {\n"
+            "                s = s * expf(m - v) + 1;\n"
+            "                m = v;\n"
+            "            } else {\n"
+            "                s += expf(v - m);\n"
+            "            }\n"
+            "        }\n");
+    } else {
+        if (max_sub) {
+            tess_strbuf_puts(b, "        m = load_real(xr, 0);\n");
+            print_loop(b, simd, "max : m", "m = fmaxf(m, load_real(xr, c));");
+        }
+        print_loop(b, simd, "+ : s", "s += expf(load_real(xr, c) - m);");
+    }
+    tess_strbuf_puts(b, "        const float inv = 1 / s;\n");
+    print_loop(b, simd, NULL, "store_real(yr, c, expf(load_real(xr, c) - m) * inv);");
+    tess_strbuf_puts(b, "    }\n");
+}
+
+static void print_norm(tess_strbuf *b, bool simd, bool layer) {
+    tess_strbuf_printf(b,
+        "    const storage_t *restrict x = buffers[0];\n"
+        "    const storage_t *restrict w = buffers[1];\n"
+        "%s"
+        "    storage_t *restrict y = buffers[%d];\n"
+        "    #pragma omp parallel for num_threads(THREADS) schedule(static)\n"
+        "    for (long long r = 0; r < R; r++) {\n"
+        "        const storage_t *restrict xr = x + r * C;\n"
+        "        storage_t *restrict yr = y + r * C;\n"
+        "        float mean = 0, q = 0;\n",
+        layer ? "    const storage_t *restrict bias = buffers[2];\n" : "", layer ? 3 : 2);
+    if (layer) {
+        print_loop(b, simd, "+ : mean", "mean += load_real(xr, c);");
+        tess_strbuf_puts(b, "        mean *= 1.0f / C;\n");
+    }
+    print_loop(b, simd, "+ : q", "q += (load_real(xr, c) - mean) * (load_real(xr, c) - mean);");
+    tess_strbuf_puts(b, "        const float rstd = 1 / sqrtf(q * (1.0f / C) + EPS);\n");
+    print_loop(b, simd, NULL,
+               layer ? "store_real(yr, c, (load_real(xr, c) - mean) * rstd * load_real(w, c) + load_real(bias, c));"
+                     : "store_real(yr, c, load_real(xr, c) * rstd * load_real(w, c));");
+    tess_strbuf_puts(b, "    }\n");
+}
+
+tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
+                                  const tess_config *c, tess_kernel_source *out) {
+    (void)dev;
+    const tess_rowwise_info *info = tess_rowwise_of(op);
+    const int threads = (int)tess_config_get(s, c, "threads"), simd = (int)tess_config_get(s, c, "simd");
+    const bool online = param_or(s, c, "online", 0), max_sub = param_or(s, c, "max_sub", 1);
+    char config[512];
+    tess_status st = tess_config_format(s, c, config, sizeof config);
+    if (st) return st;
+    tess_strbuf b = {0};
+    tess_strbuf_printf(&b,
+        "/* %s over %lld rows of %lld %s elements, generated by tessera.\n"
+        " * config: %s */\n"
+        "#define %s\n",
+        op->name, (long long)t->shape[0], (long long)t->shape[1], tess_dtype_name(t->dtype), config,
+        tess_storage_macro(t));
+    tess_strbuf_puts(&b, tess_src_reductions_templates_storage_c);
+    tess_strbuf_printf(&b,
+        "#include <math.h>\n\n"
+        "#define R %lldLL\n#define C %lldLL\n#define THREADS %d\n",
+        (long long)t->shape[0], (long long)t->shape[1], threads);
+    if (info->kind != TESS_ROW_SOFTMAX) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
+    tess_strbuf_printf(&b, "\nvoid tess_%s(void *const *buffers) {\n", op->name);
+    if (info->kind == TESS_ROW_SOFTMAX) print_softmax(&b, simd, online, max_sub);
+    else print_norm(&b, simd, info->kind == TESS_ROW_LAYERNORM);
+    tess_strbuf_puts(&b, "}\n");
+    st = tess_strbuf_finish(&b, &out->code);
+    if (st) return st;
+    if (param_or(s, c, "fast_math", 0)) tess_cpu_set_fast_math(out);
+    out->nlaunches = 1;
+    snprintf(out->launch[0].entry, sizeof out->launch[0].entry, "tess_%s", op->name);
+    return TESS_OK;
+}

@@ -1,0 +1,197 @@
+/*
+ * rowwise_cuda.c - CUDA code generation for the row-wise operators: a
+ * config becomes the #defines above templates/storage.cuh and
+ * templates/rowwise.cu. Tunables:
+ *   vec               elements per load (at most 16 bytes; C a multiple of it)
+ *   threads_per_row   threads sharing a row (8 to 1024; below 32 a warp holds several rows)
+ *   rows_per_block    rows of a block (threads_per_row * rows_per_block in 32..1024)
+ *   cache             where the row stays between passes: registers (at most
+ *                     64 floats per thread), shared (as stored, within the
+ *                     device's shared memory per block) or global (read again)
+ *   unroll            unroll of the passes over a row in shared or global memory
+ *   online            softmax: max and sum in one pass
+ * Shortcuts, with an error budget: fast_exp (__expf), max_sub=0 (softmax
+ * without the max: unsafe for large logits), fast_rsqrt (rsqrtf).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "accuracy.h"
+#include "rowwise.h"
+
+extern const char tess_src_reductions_templates_storage_cuh[];
+extern const char tess_src_reductions_templates_rowwise_cu[];
+
+#define MAX_HELD 64                 /* floats a thread may hold in registers */
+#define REDUCE_SMEM (2 * 16 * 32 * 4)   /* the template's static shared memory, at most */
+
+static const char *const cache_labels[] = {"registers", "shared", "global"};
+enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
+
+/* What the constraints need: the parameters' indices, the row and the device. */
+typedef struct row_limits {
+    int vec, tpr, rpb, cache, unroll, online, max_sub;   /* parameter indices; -1: absent */
+    int64_t cols;
+    int esize;
+    int64_t smem;                   /* dynamic shared memory a block may have */
+    int max_threads;
+} row_limits;
+
+static int64_t items_of(const row_limits *l, const double *v) {
+    const int64_t nv = l->cols / (int64_t)v[l->vec], tpr = (int64_t)v[l->tpr];
+    return (nv + tpr - 1) / tpr;
+}
+
+static bool vec_divides_row(const double *v, void *user) {
+    const row_limits *l = user;
+    return l->cols % (int64_t)v[l->vec] == 0;
+}
+
+static bool block_size_ok(const double *v, void *user) {
+    const row_limits *l = user;
+    const double threads = v[l->tpr] * v[l->rpb];
+    return threads >= 32 && threads <= l->max_threads;
+}
+
+static bool cache_fits(const double *v, void *user) {
+    const row_limits *l = user;
+    switch ((int)v[l->cache]) {
+    case CACHE_REGISTERS: return items_of(l, v) * (int64_t)v[l->vec] <= MAX_HELD;
+    case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols * l->esize + REDUCE_SMEM <= l->smem;
+    default: return true;
+    }
+}
+
+/* unroll only means something for loops over a row in memory; online needs the max */
+static bool no_idle_parameters(const double *v, void *user) {
+    const row_limits *l = user;
+    if ((int)v[l->cache] == CACHE_REGISTERS && v[l->unroll] != 1) return false;
+    return l->online < 0 || l->max_sub < 0 || v[l->online] == 0 || v[l->max_sub] == 1;
+}
+
+static int index_of(const double *values, int n, double v) {
+    for (int i = 0; i < n; i++)
+        if (values[i] == v) return i;
+    return 0;
+}
+
+tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    const bool softmax = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX, shortcuts = tess_error_budget(t) > 0;
+    const int esize = tess_storage_size(t);
+    const int64_t cols = t->shape[1];
+    const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
+                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, max_sub[] = {1, 0};
+    const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
+    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1,
+                    .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
+                    .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
+
+    /* The default: the widest load that divides the row, the fewest
+     * threads per row that hold it in at most 4 loads each, 128 threads or
+     * more per block, the row in registers if it fits, else shared memory. */
+    int dvec = nvec - 1;
+    while (dvec > 0 && cols % (int64_t)vecs[dvec] != 0) dvec--;
+    const int64_t nv = cols / (int64_t)vecs[dvec];
+    int dtpr = 0;
+    while (dtpr < 7 && (nv + (int64_t)tprs[dtpr] - 1) / (int64_t)tprs[dtpr] > 4) dtpr++;
+    int drpb = 0;
+    while (drpb < 4 && tprs[dtpr] * rpbs[drpb] < 128) drpb++;
+    const int64_t items = (nv + (int64_t)tprs[dtpr] - 1) / (int64_t)tprs[dtpr];
+    const int dcache = items * (int64_t)vecs[dvec] <= MAX_HELD ? CACHE_REGISTERS
+                       : (int64_t)rpbs[drpb] * cols * esize + REDUCE_SMEM <= l.smem ? CACHE_SHARED
+                                                                                      : CACHE_GLOBAL;
+
+    tess_space *s = tess_space_create();
+    if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
+    tess_status st = tess_space_add(s, "vec", nvec, vecs, dvec);
+    if (!st) st = tess_space_add(s, "threads_per_row", 8, tprs, dtpr);
+    if (!st) st = tess_space_add(s, "rows_per_block", 5, rpbs, drpb);
+    if (!st) st = tess_space_add_labels(s, "cache", 3, cache_labels, dcache);
+    if (!st) st = tess_space_add(s, "unroll", 3, unrolls, index_of(unrolls, 3, dcache == CACHE_REGISTERS ? 1 : 2));
+    if (!st && softmax) st = tess_space_add(s, "online", 2, flag, dcache == CACHE_GLOBAL);
+    if (!st && softmax && shortcuts) st = tess_space_add(s, "fast_exp", 2, flag, 0);
+    if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
+    if (!st && !softmax && shortcuts) st = tess_space_add(s, "fast_rsqrt", 2, flag, 0);
+    if (!st) {
+        l.vec = tess_space_param_index(s, "vec");
+        l.tpr = tess_space_param_index(s, "threads_per_row");
+        l.rpb = tess_space_param_index(s, "rows_per_block");
+        l.cache = tess_space_param_index(s, "cache");
+        l.unroll = tess_space_param_index(s, "unroll");
+        l.online = tess_space_param_index(s, "online");
+        l.max_sub = tess_space_param_index(s, "max_sub");
+        st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % vec == 0");
+    }
+    if (!st)
+        st = tess_space_add_constraint_copy(s, block_size_ok, &l, sizeof l,
+                                            "32 <= threads_per_row * rows_per_block <= max threads per block");
+    if (!st)
+        st = tess_space_add_constraint_copy(s, cache_fits, &l, sizeof l,
+                                            "the row fits where cache keeps it (64 floats per thread in registers, "
+                                            "shared memory per block)");
+    if (!st)
+        st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
+                                            "unroll 1 with the row in registers; online needs max_sub=1");
+    if (st) {
+        tess_space_destroy(s);
+        return st;
+    }
+    *out = s;
+    return TESS_OK;
+}
+
+/* The value of a parameter the space may lack (shortcuts): `absent` then. */
+static int param_or(const tess_space *s, const tess_config *c, const char *name, int absent) {
+    return tess_space_param_index(s, name) < 0 ? absent : (int)tess_config_get(s, c, name);
+}
+
+tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
+                                   const tess_config *c, tess_kernel_source *out) {
+    const tess_rowwise_info *info = tess_rowwise_of(op);
+    const int vec = (int)tess_config_get(s, c, "vec"), tpr = (int)tess_config_get(s, c, "threads_per_row"),
+              rpb = (int)tess_config_get(s, c, "rows_per_block"), cache = (int)tess_config_get(s, c, "cache"),
+              unroll = (int)tess_config_get(s, c, "unroll");
+    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1)
+        return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a row-wise cuda space", op->name);
+    const int64_t rows = t->shape[0], cols = t->shape[1];
+    if (cols % vec != 0) return tess_error(TESS_ERR_ARG, "%s cuda: vec=%d does not divide C=%lld", op->name, vec, (long long)cols);
+    const int64_t items = (cols / vec + tpr - 1) / tpr;
+    char config[512], entry[48];
+    tess_status st = tess_config_format(s, c, config, sizeof config);
+    if (st) return st;
+    snprintf(entry, sizeof entry, "%s_rows", op->name);
+    const int64_t blocks = (rows + rpb - 1) / rpb;
+    const unsigned smem = cache == CACHE_SHARED ? (unsigned)(rpb * cols * tess_storage_size(t)) : 0;
+    tess_strbuf b = {0};
+    tess_strbuf_printf(&b,
+        "// %s over %lld rows of %lld %s elements for %s, generated by tessera.\n"
+        "// config: %s\n"
+        "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
+        "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
+        "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define ONLINE %d\n"
+        "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
+        op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
+        config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
+        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll,
+        param_or(s, c, "online", 0), param_or(s, c, "fast_exp", 0), param_or(s, c, "max_sub", 1),
+        param_or(s, c, "fast_rsqrt", 0));
+    if (info->kind != TESS_ROW_SOFTMAX) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
+    tess_strbuf_puts(&b, "\n");
+    tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
+    tess_strbuf_puts(&b, "\n");
+    tess_strbuf_puts(&b, tess_src_reductions_templates_rowwise_cu);
+    st = tess_strbuf_finish(&b, &out->code);
+    if (st) return st;
+    snprintf(out->options, sizeof out->options, "--minimal");
+    out->nlaunches = 1;
+    tess_launch *l = &out->launch[0];
+    snprintf(l->entry, sizeof l->entry, "%s", entry);
+    l->grid[0] = (unsigned)blocks;
+    l->grid[1] = l->grid[2] = 1;
+    l->block[0] = (unsigned)(tpr * rpb);
+    l->block[1] = l->block[2] = 1;
+    l->shared_bytes = smem;
+    return TESS_OK;
+}

@@ -1,0 +1,254 @@
+// rowwise.cu - one row-wise operator over R rows of C elements: softmax,
+// layernorm or rmsnorm. A block holds RPB rows, TPR threads each; thread t
+// of a row owns its vectors t, t + TPR, t + 2 TPR, ... (VEC elements each,
+// one 16-byte load at most), ITEMS of them. A row is read from memory once
+// and written once; the passes after the first read it from where CACHE
+// keeps it:
+//   CACHE_REGISTERS  ITEMS x VEC floats per thread
+//   CACHE_SHARED     the block's rows in dynamic shared memory, as stored
+//                    (a thread reads back only what it wrote: no barrier)
+//   CACHE_GLOBAL     read again from memory (hits in L2 for rows in flight)
+// Statistics are summed in f32 over a thread's elements, then over the row's
+// threads: shuffles within a warp, then one slot per warp in shared memory.
+//
+// Defined by the generator above this text, besides storage.cuh's macros:
+//   OP_SOFTMAX, OP_LAYERNORM, OP_RMSNORM  the operator (one of them is 1)
+//   R, C                  rows, row length (C a multiple of VEC)
+//   TPR, RPB, ITEMS       threads per row, rows per block, vectors per thread
+//   CACHE, UNROLL         where the row stays; unroll of the passes that read it
+//   ONLINE                softmax: max and sum in one pass, the sum rescaled
+//                         when the max grows (two passes over the row, not three)
+//   EPS                   the norms' epsilon
+// Shortcuts, offered only under an error budget:
+//   FAST_EXP 1            __expf instead of expf
+//   MAX_SUB 0             softmax without subtracting the row's max
+//                         (exp overflows for logits above ~88: unsafe)
+//   FAST_RSQRT 1          rsqrtf instead of 1 / sqrtf
+
+#define CACHE_REGISTERS 0
+#define CACHE_SHARED 1
+#define CACHE_GLOBAL 2
+
+#define NV (C / VEC)                   // vectors per row
+#define WPR (TPR > 32 ? TPR / 32 : 1)  // warps per row
+#define NEG_INF __int_as_float(0xff800000u)
+
+#define PRAGMA_(text) _Pragma(#text)
+#define UNROLL_BY(n) PRAGMA_(unroll n)
+#if CACHE == CACHE_REGISTERS
+#define PASS_UNROLL UNROLL_BY(ITEMS)   // held[i] must stay in registers
+#else
+#define PASS_UNROLL UNROLL_BY(UNROLL)
+#endif
+
+#if FAST_EXP
+#define EXP(x) __expf(x)
+#else
+#define EXP(x) expf(x)
+#endif
+#if FAST_RSQRT
+#define RSQRT(x) rsqrtf(x)
+#else
+#define RSQRT(x) (1.0f / sqrtf(x))
+#endif
+
+typedef long long index_t;
+
+struct sum_op {
+    __device__ __forceinline__ static float apply(float a, float b) { return a + b; }
+};
+struct max_op {
+    __device__ __forceinline__ static float apply(float a, float b) { return fmaxf(a, b); }
+};
+
+// v combined over the TPR threads of the row, in every one of them. Every
+// thread of the block calls it (there are barriers when TPR > 32); red is
+// the block's WPR slots per row.
+template <class Op>
+__device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
+{
+#pragma unroll
+    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = Op::apply(v, __shfl_xor_sync(0xffffffffu, v, o));
+#if TPR > 32
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32;
+    if (threadIdx.x % 32 == 0) red[rib][w] = v;
+    __syncthreads();
+    v = red[rib][0];
+#pragma unroll
+    for (int k = 1; k < WPR; ++k) v = Op::apply(v, red[rib][k]);
+    __syncthreads();   // the slots are free again
+#endif
+    return v;
+}
+
+#if OP_SOFTMAX
+// (m, s) += (m2, s2): running maxima and sums of exp(x - max).
+__device__ __forceinline__ void online_merge(float &m, float &s, float m2, float s2)
+{
+    const float mx = fmaxf(m, m2);
+    if (mx == NEG_INF) return;   // both empty
+    s = s * EXP(m - mx) + s2 * EXP(m2 - mx);
+    m = mx;
+}
+
+__device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*red_m)[WPR], float (*red_s)[WPR])
+{
+#pragma unroll
+    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) {
+        const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
+        online_merge(m, s, m2, s2);
+    }
+#if TPR > 32
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32;
+    if (threadIdx.x % 32 == 0) {
+        red_m[rib][w] = m;
+        red_s[rib][w] = s;
+    }
+    __syncthreads();
+    m = red_m[rib][0];
+    s = red_s[rib][0];
+#pragma unroll
+    for (int k = 1; k < WPR; ++k) online_merge(m, s, red_m[rib][k], red_s[rib][k]);
+    __syncthreads();
+#endif
+}
+#endif
+
+// The loop over a thread's vectors of its row: i counts them, j is the
+// vector's index in the row.
+#define FOR_MINE(i, j) for (int i = 0, j = t; i < ITEMS; ++i, j += TPR) if (valid && j < NV)
+
+extern "C" __global__ void __launch_bounds__(TPR * RPB)
+#if OP_SOFTMAX
+softmax_rows(const storage_t *__restrict__ x, storage_t *__restrict__ y)
+#elif OP_LAYERNORM
+layernorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weight,
+               const storage_t *__restrict__ bias, storage_t *__restrict__ y)
+#else
+rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weight, storage_t *__restrict__ y)
+#endif
+{
+    __shared__ float red[RPB][WPR];
+    const int rib = threadIdx.x / TPR, t = threadIdx.x % TPR;
+    const index_t row = (index_t)blockIdx.x * RPB + rib;
+    const bool valid = row < R;
+    const storage_t *xr = x + (valid ? row : 0) * (index_t)C;
+    storage_t *yr = y + (valid ? row : 0) * (index_t)C;
+    float f[VEC];
+// The first pass: vector j of the row into f, and kept where CACHE says.
+#define LOAD_AND_KEEP(i, j)                                                    \
+    const vec_t u = *reinterpret_cast<const vec_t *>(xr + (index_t)(j) * VEC); \
+    unpack_vec(u, f);                                                          \
+    KEEP(i, j)
+#if CACHE == CACHE_REGISTERS
+    float held[ITEMS][VEC];
+#define KEEP(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) held[i][k] = f[k]
+#define FETCH(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) f[k] = held[i][k]
+#elif CACHE == CACHE_SHARED
+    extern __shared__ __align__(16) unsigned char tess_smem[];
+    storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * C;
+#define KEEP(i, j) *reinterpret_cast<vec_t *>(held + (index_t)(j) * VEC) = u
+#define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
+#else
+#define KEEP(i, j)
+#define FETCH(i, j) load_vec(xr + (index_t)(j) * VEC, f)
+#endif
+
+#if OP_SOFTMAX
+    // ---- the row's max (unless skipped) and the sum of exp(x - max)
+    float m = MAX_SUB ? NEG_INF : 0.0f, s = 0.0f;
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        LOAD_AND_KEEP(i, j);
+#if MAX_SUB && ONLINE
+        float mv = f[0];
+#pragma unroll
+        for (int k = 1; k < VEC; ++k) mv = fmaxf(mv, f[k]);
+        const float mx = fmaxf(m, mv);
+        float sv = 0.0f;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) sv += EXP(f[k] - mx);
+        s = s * EXP(m - mx) + sv;   // m == -inf: s is 0 and stays 0
+        m = mx;
+#elif MAX_SUB
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) m = fmaxf(m, f[k]);
+#else
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) s += EXP(f[k]);
+#endif
+    }
+#if MAX_SUB && ONLINE
+    __shared__ float red_s[RPB][WPR];
+    row_reduce_online(m, s, red, red_s);
+#elif MAX_SUB
+    m = row_reduce<max_op>(m, red);
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) s += EXP(f[k] - m);
+    }
+    s = row_reduce<sum_op>(s, red);
+#else
+    s = row_reduce<sum_op>(s, red);
+#endif
+    const float inv = 1.0f / s;
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
+        store_vec(yr + (index_t)j * VEC, f);
+    }
+
+#elif OP_LAYERNORM
+    // ---- mean, then the variance about it (two passes over the kept row)
+    float s = 0.0f;
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        LOAD_AND_KEEP(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) s += f[k];
+    }
+    const float mean = row_reduce<sum_op>(s, red) * (1.0f / C);
+    float q = 0.0f;
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) q += (f[k] - mean) * (f[k] - mean);
+    }
+    const float rstd = RSQRT(row_reduce<sum_op>(q, red) * (1.0f / C) + EPS);
+    float w[VEC], b[VEC];
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+        load_vec(weight + (index_t)j * VEC, w);
+        load_vec(bias + (index_t)j * VEC, b);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] = (f[k] - mean) * rstd * w[k] + b[k];
+        store_vec(yr + (index_t)j * VEC, f);
+    }
+
+#else
+    // ---- rmsnorm: the mean of squares
+    float q = 0.0f;
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        LOAD_AND_KEEP(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) q += f[k] * f[k];
+    }
+    const float rstd = RSQRT(row_reduce<sum_op>(q, red) * (1.0f / C) + EPS);
+    float w[VEC];
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+        load_vec(weight + (index_t)j * VEC, w);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] = f[k] * rstd * w[k];
+        store_vec(yr + (index_t)j * VEC, f);
+    }
+#endif
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# rowwise_h200.sh - the row-wise benchmark on a GPU host (the issue's shapes,
+# bf16): calibrates the copy bandwidth, tunes each operator with a modest
+# budget, runs the PyTorch anchor (eager and torch.compile) on the same shapes
+# in the same run, and prints one table (rowwise_table.py). gelu is also tuned
+# under an error budget of 1e-3, whose shortcuts show in its best config.
+#
+# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--out DIR]
+#   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
+# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+tessera=${TESSERA:-build/tessera}
+python=${PYTHON:-python3}
+backend=cuda budget=20 small=0 out=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --backend) backend=${2:?--backend needs a value}; shift 2 ;;
+    --budget) budget=${2:?--budget needs a value}; shift 2 ;;
+    --out) out=${2:?--out needs a value}; shift 2 ;;
+    --small) small=1; shift ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
+    esac
+done
+[ -x "$tessera" ] || { echo "rowwise_h200.sh: error: no tessera binary at $tessera (build first, or set TESSERA)" >&2; exit 1; }
+out=${out:-data/bench/rowwise-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+export TESSERA_DB=${TESSERA_DB:-$out/records.db}
+
+if [ "$small" = 1 ]; then
+    rows_mid=64x1024 rows_long=4x8192 rows_short=256x128 flat=100003
+else
+    rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456
+fi
+# label, operator, shape, extra options
+cases=(
+    "softmax $rows_mid|softmax|$rows_mid|"
+    "layernorm $rows_mid|layernorm|$rows_mid|"
+    "rmsnorm $rows_mid|rmsnorm|$rows_mid|"
+    "softmax $rows_long|softmax|$rows_long|"
+    "layernorm $rows_long|layernorm|$rows_long|"
+    "rmsnorm $rows_long|rmsnorm|$rows_long|"
+    "softmax $rows_short|softmax|$rows_short|"
+    "layernorm $rows_short|layernorm|$rows_short|"
+    "rmsnorm $rows_short|rmsnorm|$rows_short|"
+    "gelu (erf)|gelu|$flat|"
+    "gelu (erf), error budget 1e-3|gelu|$flat|--error-budget 1e-3"
+    "gelu_tanh|gelu_tanh|$flat|"
+    "silu|silu|$flat|"
+)
+
+echo "== calibrate ($backend)" >&2
+"$tessera" calibrate --backend "$backend" | tee "$out/calibrate.txt" >&2
+
+: > "$out/tessera.jsonl"
+torch_cases=()
+for c in "${cases[@]}"; do
+    IFS='|' read -r label op shape extra <<< "$c"
+    echo "== tune $label ($shape)" >&2
+    echo "# $label" >> "$out/tessera.jsonl"
+    # shellcheck disable=SC2086  # extra holds options, split on purpose
+    if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16 --backend "$backend" --budget "$budget" \
+            --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+        echo "rowwise_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
+        exit 1
+    fi
+    if [ -z "$extra" ]; then torch_cases+=("$op:$shape"); fi
+done
+
+echo "== PyTorch anchor" >&2
+device=$([ "$backend" = cuda ] && echo cuda || echo cpu)
+if ! "$python" "$here/rowwise_torch.py" --device "$device" --dtype bf16 "${torch_cases[@]}" \
+        > "$out/torch.jsonl" 2> "$out/torch.log"; then
+    echo "rowwise_h200.sh: PyTorch anchor failed, its columns are n/a: $(tail -1 "$out/torch.log")" >&2
+fi
+"$python" "$here/rowwise_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""rowwise_torch.py - the PyTorch anchor of the row-wise benchmark: torch eager
+and torch.compile on the same operators and shapes as tessera, timed with CUDA
+events (on a GPU; wall clock otherwise), the median of repeats. Prints one JSON
+object per line: {"op", "shape", "eager_gbps", "compile_gbps"}, GB/s counted
+as tessera counts them (each input read once, the output written once, the
+weights read once). A form torch cannot run prints null for it and says why
+on stderr.
+
+usage: rowwise_torch.py [--device cuda|cpu] [--dtype bf16|f16|f32] [--repeats N] OP:SHAPE...
+       (OP: softmax, layernorm, rmsnorm, gelu, gelu_tanh, silu, swiglu; SHAPE: RxC or N)
+"""
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+
+
+def parse_shape(text):
+    dims = [int(d) for d in text.lower().split("x")]
+    if not dims or any(d <= 0 for d in dims):
+        raise ValueError(f"bad shape '{text}'")
+    return dims
+
+
+def make_case(torch, op, dims, dtype, device):
+    """The function to time, its arguments and the compulsory bytes."""
+    F = torch.nn.functional
+    size = torch.tensor([], dtype=dtype).element_size()
+    n = math.prod(dims)
+    x = torch.randn(*dims, dtype=dtype, device=device)
+    cols = dims[-1]
+    if op == "softmax":
+        return (lambda a: torch.softmax(a, dim=-1)), (x,), 2 * n * size
+    if op == "layernorm":
+        w = torch.randn(cols, dtype=dtype, device=device)
+        b = torch.randn(cols, dtype=dtype, device=device)
+        return (lambda a, w, b: F.layer_norm(a, (cols,), w, b, 1e-5)), (x, w, b), (2 * n + 2 * cols) * size
+    if op == "rmsnorm":
+        w = torch.randn(cols, dtype=dtype, device=device)
+
+        def rms(a, w):
+            af = a.float()
+            return (af * torch.rsqrt(af.pow(2).mean(-1, keepdim=True) + 1e-5)).to(a.dtype) * w
+
+        return rms, (x, w), (2 * n + cols) * size
+    if op == "gelu":
+        return (lambda a: F.gelu(a)), (x,), 2 * n * size
+    if op == "gelu_tanh":
+        return (lambda a: F.gelu(a, approximate="tanh")), (x,), 2 * n * size
+    if op == "silu":
+        return (lambda a: F.silu(a)), (x,), 2 * n * size
+    if op == "swiglu":
+        up = torch.randn(*dims, dtype=dtype, device=device)
+        return (lambda g, u: F.silu(g) * u), (x, up), 3 * n * size
+    raise ValueError(f"unknown operator '{op}'")
+
+
+def median_ms(torch, fn, args, repeats, device):
+    for _ in range(3):   # warm-up (and compilation)
+        fn(*args)
+    times = []
+    for _ in range(repeats):
+        if device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(*args)
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end))
+        else:
+            t0 = time.perf_counter()
+            fn(*args)
+            times.append(1e3 * (time.perf_counter() - t0))
+    return statistics.median(times)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--dtype", default="bf16", choices=["bf16", "f16", "f32"])
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("cases", nargs="+", metavar="OP:SHAPE")
+    a = p.parse_args()
+    try:
+        import torch
+    except ImportError as e:
+        print(f"rowwise_torch.py: error: PyTorch is not installed here ({e})", file=sys.stderr)
+        return 1
+    if a.device == "cuda" and not torch.cuda.is_available():
+        print("rowwise_torch.py: error: --device cuda, but torch sees no GPU", file=sys.stderr)
+        return 1
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
+    for case in a.cases:
+        op, _, shape = case.partition(":")
+        try:
+            fn, args, nbytes = make_case(torch, op, parse_shape(shape), dtype, a.device)
+        except ValueError as e:
+            print(f"rowwise_torch.py: error: {case}: {e}", file=sys.stderr)
+            return 2
+        row = {"op": op, "shape": shape}
+        for form, f in (("eager", fn), ("compile", None)):
+            try:
+                f = f or torch.compile(fn)
+                row[form + "_gbps"] = nbytes / (median_ms(torch, f, args, a.repeats, a.device) * 1e6)
+            except Exception as e:   # a form that fails is reported, the others still run
+                print(f"rowwise_torch.py: {case} {form}: {type(e).__name__}: {e}", file=sys.stderr)
+                row[form + "_gbps"] = None
+        print(json.dumps(row), flush=True)
+        del args
+        if a.device == "cuda":
+            torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

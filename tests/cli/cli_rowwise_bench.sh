@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# cli_rowwise_bench.sh - the pieces of the GPU row-wise benchmark
+# (tests/bench/rowwise_h200.sh), run on the cpu on small shapes: calibration,
+# a tune of every case with --json, the PyTorch anchor (n/a where torch is
+# missing) and the table, whose tessera column is each case's best GB/s and
+# whose PyTorch columns come from the anchor's lines.
+source "$(dirname "$0")/harness.bash"
+bench=${TESS_SOURCE_DIR:?}/tests/bench
+command -v python3 > /dev/null || { echo "skipped: no python3"; exit 77; }
+
+out=$scratch/bench
+check "the benchmark runs on the cpu" \
+    env TESSERA="$tessera" TESSERA_DB="$scratch/bench.db" bash "$bench/rowwise_h200.sh" --backend cpu --small \
+    --budget 2 --out "$out"
+check "one table row per case, under two header lines" test "$(wc -l < "$out/table.txt")" -eq 15
+check "thirteen tune results" test "$(grep -c '"best"' "$out/tessera.jsonl")" -eq 13
+check "the budget case takes gelu's shortcut parameter" grep -q '"approx"' "$out/tessera.jsonl"
+check "the copy bandwidth of this run heads the table" grep -q '^copy bandwidth (tessera calibrate, this run): [0-9]' \
+    "$out/table.txt"
+
+# the table joins an anchor's numbers by operator and shape
+printf '%s\n' '{"op": "softmax", "shape": "64x1024", "eager_gbps": 12.5, "compile_gbps": null}' > "$scratch/torch.jsonl"
+python3 "$bench/rowwise_table.py" "$out/tessera.jsonl" "$scratch/torch.jsonl" > "$scratch/table.txt"
+check "anchor numbers in the softmax row" grep -q '^softmax 64x1024 .* 12.5 *n/a' "$scratch/table.txt"
+check "a table without tessera results fails" \
+    bash -c "! python3 '$bench/rowwise_table.py' /dev/null '$scratch/torch.jsonl' 2> /dev/null"
+check "an unknown option is a usage error" \
+    bash -c "TESSERA='$tessera' bash '$bench/rowwise_h200.sh' --bogus 2> /dev/null; test \$? -eq 2"
+finish

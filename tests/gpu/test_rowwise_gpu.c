@@ -1,0 +1,38 @@
+/*
+ * test_rowwise_gpu.c - the row-wise operators' CUDA kernels on the GPU: the
+ * default, the largest and random configs of softmax, layernorm and rmsnorm
+ * in bf16, f16 and f32, on short, odd, medium and long rows, verified by the
+ * hardware evaluator (random inputs, a second seed, typical inputs), the
+ * shortcuts under an error budget included, and of the activations (gelu,
+ * gelu_tanh, silu, swiglu) in f32 and bf16; and the planted unsafe shortcut
+ * (softmax without max-subtraction) rejected on typical inputs only.
+ */
+#include "cuda_harness.h"
+#include "reductions/rowwise.h"
+#include "rowwise_check.h"
+#include "transfer/builtin.h"
+
+int main(void) {
+    CHECK_OK(tess_register_builtin());
+    tess_device dev;
+    const tess_backend_ops *cuda = cuda_backend_or_skip(&dev);
+    if (!cuda) return 77;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    static const char *const ops[] = {"softmax", "layernorm", "rmsnorm"};
+    for (int i = 0; i < 3; i++) {
+        check_kernels(cuda, &dev, ops[i], TESS_F32, 17, 19, NULL, 6, rng);
+        check_kernels(cuda, &dev, ops[i], TESS_BF16, 333, 1024, "error_budget=0.001", 8, rng);
+        check_kernels(cuda, &dev, ops[i], TESS_F16, 64, 8192, NULL, 6, rng);
+        check_kernels(cuda, &dev, ops[i], TESS_BF16, 8, 65536, "error_budget=0.001", 6, rng);
+    }
+    static const char *const acts[] = {"gelu", "gelu_tanh", "silu", "swiglu"};
+    for (int i = 0; i < 4; i++) {
+        check_kernels(cuda, &dev, acts[i], TESS_F32, 3, 1000003, NULL, 4, rng);
+        check_kernels(cuda, &dev, acts[i], TESS_BF16, 1024, 4099, "error_budget=0.001", 6, rng);
+    }
+    check_planted_shortcut(cuda, &dev, "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,"
+                                       "online=0,fast_exp=0");
+    gsl_rng_free(rng);
+    return check_finish("test_rowwise_gpu");
+}
