@@ -33,6 +33,12 @@ void tess_bench_space_close(tess_bench_space *bs);
 /* Expected evaluations of uniform random sampling without replacement until
  * one of K good configs among N is drawn: (N + 1) / (K + 1). */
 double tess_bench_random_expectation(size_t n, size_t k);
+/* The exact median of the same count: the fewest evaluations t with
+ * P(T <= t) >= 1/2, where P(T > t) = C(N-t, K) / C(N, K). It lies below the
+ * expectation (the distribution has a long right tail), so a strategy that
+ * merely matches random's median looks better than random against the mean.
+ * INFINITY when K is 0. */
+double tess_bench_random_median(size_t n, size_t k);
 
 typedef struct tess_bench_options {
     int budget;                  /* evaluations per run */
@@ -53,6 +59,7 @@ typedef struct tess_bench_result {
     double evals_to_1pct_median;
     int reached_5pct, reached_1pct;   /* runs that got there within the budget */
     double random_expected_5pct, random_expected_1pct;
+    double random_median_5pct, random_median_1pct;
     double score_at[TESS_BENCH_NBUDGETS];   /* mean optimum/best; NAN past the budget */
     double *curve;               /* mean optimum/best after each evaluation, budget entries */
     double propose_ms_max;       /* slowest propose call seen */

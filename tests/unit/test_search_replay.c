@@ -94,6 +94,19 @@ static void test_bench_math(void) {
     CHECK_NEAR(tess_bench_random_expectation(99, 1), 50, 1e-12);
     CHECK_NEAR(tess_bench_random_expectation(10, 10), 1, 1e-12);
     CHECK_NEAR(tess_bench_random_expectation(4092, 33), 4093.0 / 34.0, 1e-12);
+    /* the median: one of 3 uniform, T in {1,2,3} -> 2; two of 5: P(T=1) = 0.4,
+     * P(T<=2) = 0.4 + 0.6*0.5 = 0.7 -> 2; all good -> 1; none -> never */
+    CHECK_NEAR(tess_bench_random_median(3, 1), 2, 0);
+    CHECK_NEAR(tess_bench_random_median(5, 2), 2, 0);
+    CHECK_NEAR(tess_bench_random_median(10, 10), 1, 0);
+    CHECK(isinf(tess_bench_random_median(10, 0)));
+    /* one of 99: T uniform on 1..99, median 50; the recorded spaces' counts,
+     * the smallest t with 2 C(N-t, K) <= C(N, K) in exact integers */
+    CHECK_NEAR(tess_bench_random_median(99, 1), 50, 0);
+    CHECK_NEAR(tess_bench_random_median(4092, 33), 85, 0);     /* pnpoly */
+    CHECK_NEAR(tess_bench_random_median(17956, 6), 1959, 0);   /* gemm */
+    CHECK_NEAR(tess_bench_random_median(11130, 1449), 5, 0);   /* dedispersion A4000 */
+    CHECK(tess_bench_random_median(4092, 33) < tess_bench_random_expectation(4092, 33));
 }
 
 /* A strategy that breaks the rules is caught by the benchmark's run loop. */

@@ -63,6 +63,7 @@ static void test_shared_spaces(const char *pnpoly, const char *dd_cache, const c
         CHECK(results[n].curve[59] > 0 && results[n].curve[59] <= 1);
         CHECK(isnan(results[n].score_at[2]) && results[n].score_at[1] > 0);   /* 100 is past the budget */
         CHECK_NEAR(results[n].random_expected_5pct, 4093.0 / 34.0, 1e-9);
+        CHECK_NEAR(results[n].random_median_5pct, tess_bench_random_median(4092, 33), 0);
         tess_bench_result_free(&again);
         n++;
     }
