@@ -511,6 +511,95 @@ tess_status tess_cache_info_get(tess_cache_info *out);
  * running meanwhile compiles again what it misses. */
 tess_status tess_cache_clean(int64_t keep_bytes, tess_cache_info *removed, tess_cache_info *kept);
 
+/* ---- search benchmarks on recorded spaces ---------------------------- */
+
+/* A recorded tuning space opened for replay: a Kernel Tuner cache file, a
+ * T4 results file or a `tessera record` export (gzip or plain). */
+typedef struct tess_recording tess_recording;
+
+typedef struct tess_recording_info {
+    char name[128];              /* file name without directories and extensions */
+    size_t configs, ok;          /* recorded (legal) configs, and of those the successful */
+    double best_ms;              /* the optimum */
+    size_t within_5pct, within_1pct;   /* ok configs within 5% / 1% of the optimum */
+} tess_recording_info;
+
+/* Opens a recording; TESS_ERR_FORMAT naming the file when it is malformed or
+ * holds no successful config. On failure *out is NULL. */
+tess_status tess_recording_open(const char *path, tess_recording **out);
+void tess_recording_close(tess_recording *r);   /* NULL-safe */
+void tess_recording_info_get(const tess_recording *r, tess_recording_info *out);
+
+/* Expected evaluations of uniform random sampling without replacement until
+ * one of K good configs among N is drawn: (N + 1) / (K + 1). */
+double tess_bench_random_expectation(size_t n, size_t k);
+/* The exact median of the same count: the fewest evaluations t with
+ * P(T <= t) >= 1/2, where P(T > t) = C(N-t, K) / C(N, K). INFINITY when K is 0. */
+double tess_bench_random_median(size_t n, size_t k);
+
+#define TESS_BENCH_NBUDGETS 4
+/* Budgets at which the mean optimum/best ratio is reported. */
+extern const int tess_bench_budgets[TESS_BENCH_NBUDGETS];   /* 20, 50, 100, 200 */
+
+typedef struct tess_bench_options {
+    int budget;                  /* evaluations per run */
+    int repeats;                 /* runs per strategy and space, seeds seed, seed+1, ... */
+    int batch;                   /* configs asked for per propose call */
+    uint64_t seed;
+} tess_bench_options;
+
+tess_bench_options tess_bench_options_default(void);   /* 200, 20, 8, 1 */
+
+/* One strategy on one recording, over all repeats. */
+typedef struct tess_bench_result {
+    char space[128];
+    char strategy[32];
+    int runs;
+    int budget;
+    double evals_to_5pct_median; /* INFINITY when most runs never got there */
+    double evals_to_1pct_median;
+    int reached_5pct, reached_1pct;   /* runs that got there within the budget */
+    double random_expected_5pct, random_expected_1pct;
+    double random_median_5pct, random_median_1pct;
+    double score_at[TESS_BENCH_NBUDGETS];   /* mean optimum/best; NAN past the budget */
+    double *curve;               /* mean optimum/best after each evaluation, budget entries (owned) */
+    double propose_ms_max;       /* slowest propose call seen */
+    double seconds;              /* wall time of all runs */
+} tess_bench_result;
+
+/* Runs the named strategy o->repeats times on the recording through the
+ * search loop tuning uses (the template's default first when the recording
+ * names it). TESS_ERR_ARG for an unknown strategy (the message lists the
+ * known ones); TESS_ERR_INTERNAL when the strategy proposes a config twice,
+ * an illegal one or more than asked. Free the result with
+ * tess_bench_result_free. */
+tess_status tess_bench_recording(tess_recording *r, const char *strategy, const tess_bench_options *o,
+                                 tess_bench_result *out);
+void tess_bench_result_free(tess_bench_result *r);
+
+/* Writes the convergence curves of results for one space as an SVG plot. */
+tess_status tess_bench_write_svg(const char *path, const char *title, const tess_bench_result *results, int n);
+
+typedef struct tess_transfer_bench_result {
+    char source[128], target[128];
+    int runs, budget, nwarm, npriors;
+    double cold_median;          /* evaluations to within 5%; INFINITY if most runs never got there */
+    double warm_median;
+    double best_only_median;     /* with only the source's best config reused, then a cold search */
+    double cold_median_1pct, warm_median_1pct, best_only_median_1pct;   /* the same to within 1% */
+    double best_only_ratio;      /* target optimum / time of the source's best config on the target */
+    double target_optimum_ms;
+    double random_expected;      /* uniform random sampling's exact expectation */
+} tess_transfer_bench_result;
+
+/* Cold against warm searches: runs `strategy` `repeats` times (seeds
+ * 1..repeats) on the target recording in each of three modes: cold; warm,
+ * from up to `top` configs of the source recording with its fastest
+ * measurements as cost-model priors (the warm start tuning builds); and from
+ * the source's best config alone. */
+tess_status tess_transfer_bench(const char *source_path, const char *target_path, const char *strategy,
+                                int repeats, int budget, int top, tess_transfer_bench_result *out);
+
 #ifdef __cplusplus
 }
 #endif
