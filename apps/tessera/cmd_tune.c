@@ -165,8 +165,10 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
                "                (%s) fits in the %s of cache, so it runs from the cache: no fraction of it\n",
                r->bound, r->bound_ms, set, cache);
     else if (r->bound[0])
-        printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms\n",
-               100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms);
+        printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms%s\n",
+               100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms,
+               r->fraction_of_ceiling > 1.05 ? "\n                above the ceiling: it was calibrated while the host was busy;"
+                                               " run `tessera calibrate` on a quiet host" : "");
     if (r->default_ms <= 0) return;
     double speedup = r->default_ms / r->best_ms, noise = speedup_noise(r);
     printf("  default       %.4g ms: ", r->default_ms);
