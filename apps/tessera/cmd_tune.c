@@ -167,8 +167,8 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
     else if (r->bound[0])
         printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms%s\n",
                100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms,
-               r->fraction_of_ceiling > 1.05 ? "\n                above the ceiling: it was calibrated while the host was busy;"
-                                               " run `tessera calibrate` on a quiet host" : "");
+               r->fraction_of_ceiling > 1.05 ? "\n                above it: a task that mostly reads can pass the copy bandwidth; otherwise the\n"
+                                               "                ceiling was calibrated on a busy host (`tessera calibrate` on a quiet one)" : "");
     if (r->default_ms <= 0) return;
     double speedup = r->default_ms / r->best_ms, noise = speedup_noise(r);
     printf("  default       %.4g ms: ", r->default_ms);
