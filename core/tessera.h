@@ -366,6 +366,8 @@ typedef struct tess_op_info {
     const char *name, *family, *summary;   /* borrowed, valid for the process */
     const char *default_shape;             /* "256x256x256" */
     char backends[64];                     /* "cpu,cuda" */
+    const char *extents;                   /* names of the extents, slowest first: "z,y,x" (borrowed) */
+    char attrs[256];                       /* declared attributes with their defaults: "eps=1e-05" ("" if none) */
 } tess_op_info;
 
 /* Operator i (0, 1, ...) in registration order; TESS_ERR_NOTFOUND past the end. */

@@ -71,25 +71,13 @@ tess_tune_options tess_tune_options_default(void) {
 static tess_status resolve(const char *op_name, const int64_t *shape, int ndim, const char *dtype_name,
                            const char *backend, const tess_device *dev, tess_request *s) {
     memset(s, 0, sizeof *s);
-    /* "op" or "op:name=value,...": the operator and its attributes */
-    char name[TESS_OP_NAME_MAX];
-    const char *colon = op_name ? strchr(op_name, ':') : NULL;
-    size_t len = colon ? (size_t)(colon - op_name) : (op_name ? strlen(op_name) : 0);
-    if (!op_name || len == 0 || len >= sizeof name) return tess_error(TESS_ERR_ARG, "bad operator name '%s'", op_name ? op_name : "");
-    memcpy(name, op_name, len);
-    name[len] = '\0';
-    tess_status st = tess_op_check(name);
-    if (st) return st;
-    s->op = tess_op_find(name);
-    tess_dtype dt[TESS_ROLE_COUNT];
-    st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
-    if (!st) st = tess_op_make_task(s->op, dt[0], dt[1], dt[2], shape, ndim, colon ? colon + 1 : NULL, &s->task);
+    tess_status st = tess_task_resolve(op_name, shape, ndim, dtype_name, &s->op, &s->task);
     if (st) return st;
     if (backend && *backend) {
         s->be = tess_backend_find(backend);
         if (!s->be) return tess_error(TESS_ERR_ARG, "unknown backend '%s' (cpu, cuda)", backend);
         if (!tess_op_supports_backend(s->op, backend))
-            return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", op_name, backend);
+            return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", s->op->name, backend);
         if (dev)
             s->device = *dev;
         else if ((st = s->be->probe(&s->device)))

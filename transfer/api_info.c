@@ -34,6 +34,12 @@ static void op_info(const tess_op *op, tess_op_info *out) {
         size_t used = strlen(out->backends);
         snprintf(out->backends + used, sizeof out->backends - used, "%s%s", used ? "," : "", op->impl[b].backend);
     }
+    out->extents = op->extents;
+    for (int a = 0; a < op->nattrs; a++) {
+        size_t used = strlen(out->attrs);
+        snprintf(out->attrs + used, sizeof out->attrs - used, "%s%s=%s", used ? "," : "", op->attrs[a].name,
+                 op->attrs[a].dflt);
+    }
 }
 
 tess_status tess_op_info_at(int i, tess_op_info *out) {
@@ -48,9 +54,11 @@ tess_status tess_op_info_at(int i, tess_op_info *out) {
 tess_status tess_op_info_find(const char *name, tess_op_info *out) {
     tess_status st = tess_init();
     if (!st && !name) st = tess_error(TESS_ERR_ARG, "no operator named");
+    char op_name[TESS_OP_NAME_MAX];
     if (!st) st = tess_op_check(name);   /* unknown, or a user stencil file that failed */
+    if (!st) st = tess_op_spec_name(name, op_name, NULL);   /* "op:attrs" names op */
     if (st) return st;
-    op_info(tess_op_find(name), out);
+    op_info(tess_op_find(op_name), out);
     return TESS_OK;
 }
 

@@ -18,6 +18,15 @@ typedef struct tess_request {
     char device_key[TESS_KEY_MAX];
 } tess_request;
 
+/* "op" or "op:attr=value,...": copies the operator's name into name and
+ * points *attrs (may be NULL) at the attributes, NULL when there are none. */
+tess_status tess_op_spec_name(const char *spec, char name[TESS_OP_NAME_MAX], const char **attrs);
+/* The task an operator spec names on shape, with dtype "f32" or
+ * "input,accumulate,output" (NULL: f32): the operator checked (tess_op_check),
+ * its attributes typed and canonical, the task checked by the operator. */
+tess_status tess_task_resolve(const char *spec, const int64_t *shape, int ndim, const char *dtype,
+                              const tess_op **op, tess_task *t);
+
 /* backend NULL or "": the best backend present for the operator. */
 tess_status tess_request_resolve(const char *op, const int64_t *shape, int ndim, const char *dtype,
                                  const char *backend, tess_request *s);

@@ -16,14 +16,18 @@ static int no_options(const char *cmd, int argc, char **argv, const char *usage)
 }
 
 int cmd_ops(int argc, char **argv) {
-    int rc = no_options("ops", argc, argv, "usage: tessera ops\n\nLists the operators, their family, backends, default shape and buffers.\n");
+    int rc = no_options("ops", argc, argv,
+                        "usage: tessera ops\n\nLists the operators: family, backends, default shape, summary (with the\n"
+                        "buffers), the names of the extents a shape gives and the attributes with their defaults.\n");
     if (rc) return rc < 0 ? EXIT_OK : rc;
     tess_status st = tess_op_check(NULL);   /* a user stencil file that failed */
     if (st) return cli_fail_status(st);
     printf("%-12s %-11s %-10s %-14s %s\n", "operator", "family", "backends", "default shape", "summary");
     tess_op_info op;
-    for (int i = 0; tess_op_info_at(i, &op) == TESS_OK; i++)
+    for (int i = 0; tess_op_info_at(i, &op) == TESS_OK; i++) {
         printf("%-12s %-11s %-10s %-14s %s\n", op.name, op.family, op.backends, op.default_shape, op.summary);
+        printf("%-12s extents %s%s%s\n", "", op.extents, op.attrs[0] ? "; attributes " : "", op.attrs);
+    }
     return EXIT_OK;
 }
 
