@@ -126,5 +126,9 @@ void tess_cache_key(const char *const *parts, int n, char out[33]);
 /* Directory of the compiled-kernel cache: $TESSERA_CACHE, else
  * $XDG_CACHE_HOME/tessera, else ~/.cache/tessera; created if missing. */
 tess_status tess_cache_dir(char *buf, size_t len);
+/* Whether the cache directory exists (or can be made) and can be written,
+ * with a message naming it when not: checked before a search, whose every
+ * candidate would otherwise fail to compile. */
+tess_status tess_cache_check(void);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -140,7 +141,9 @@ static tess_status cpu_compile(const tess_device *dev, const tess_kernel_source 
     char so[4200], csrc[4200], tmp[4200];
     snprintf(so, sizeof so, "%s/%s.so", dir, key);
     struct stat sb;
-    if (stat(so, &sb) != 0) {
+    if (stat(so, &sb) == 0) {
+        utimensat(AT_FDCWD, so, NULL, 0);   /* its last use, for tess_cache_clean */
+    } else {
         snprintf(csrc, sizeof csrc, "%s/%s.c", dir, key);
         snprintf(tmp, sizeof tmp, "%s/%s.%ld.tmp.so", dir, key, (long)getpid());
         st = tess_write_file_atomic(csrc, src->code, strlen(src->code));

@@ -59,4 +59,10 @@ bool tess_device_calibrated(const tess_device *d);
 /* "cuda:NVIDIA H200:sm_90:132" - stable across runs on the same hardware. */
 tess_status tess_device_key(const tess_device *d, char *buf, size_t len);
 
+/* The descriptor of a typical GPU of a CUDA architecture ("sm_80", "sm_90";
+ * "sm_90a" reads as sm_90), as its driver reports it, without ceilings:
+ * code for it is generated and compiled without the GPU. TESS_ERR_ARG,
+ * listing the known ones, for another. */
+tess_status tess_device_preset(const char *arch, tess_device *out);
+
 #endif

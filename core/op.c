@@ -232,6 +232,9 @@ tess_status tess_op_make_task(const tess_op *op, tess_dtype in, tess_dtype acc, 
     tess_status st = tess_task_init(t, op->name, in, shape, ndim);
     if (st) return st;
     tess_task_set_dtypes(t, acc == TESS_DTYPE_COUNT ? in : acc, out == TESS_DTYPE_COUNT ? in : out);
+    if (!op->dtype_roles && (t->acc_dtype != in || t->out_dtype != in))
+        return tess_error(TESS_ERR_ARG, "%s takes one dtype for input, accumulation and output, not %s,%s,%s",
+                          op->name, tess_dtype_name(in), tess_dtype_name(t->acc_dtype), tess_dtype_name(t->out_dtype));
     st = tess_task_name_extents(t, op->extents);
     for (int i = 0; i < op->nattrs && !st; i++) st = set_attr(op, t, op->attrs[i].name, op->attrs[i].dflt);
     if (!st && attrs && *attrs) {

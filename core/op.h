@@ -184,6 +184,10 @@ struct tess_op {
     /* Names of the extents, slowest first ("z,y,x", "M,N,K", "B,H,Sq,Skv,D");
      * a task of lower rank takes the trailing names. */
     const char *extents;
+    /* Whether tasks may give accumulate and output dtypes other than the
+     * input's (a GEMM accumulating bf16 in f32); otherwise all three must be
+     * the input's, which the core checks before check_task. */
+    bool dtype_roles;
     const tess_attr_spec *attrs;   /* may be NULL when nattrs is 0 */
     int nattrs;
     /* Family state for the callbacks (a stencil's spec); borrowed, valid as

@@ -9,6 +9,7 @@
  * the caller (foreach, list) prepare their own so a callback may use the
  * records again.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <sqlite3.h>
 #include "error.h"
 #include "records.h"
@@ -151,6 +153,7 @@ typedef enum stmt_id {
 struct tess_records {
     sqlite3 *db;
     char *path;
+    bool readonly;              /* opened for reading only: never writes, never creates */
     char *foreach_sql;          /* all rows with optional task and device filters, oldest first */
     sqlite3_stmt *stmt[ST_COUNT];
 };
@@ -371,6 +374,8 @@ static tess_status check_identity(tess_records *r, bool *fresh, int *version) {
                           sqlite3_errmsg(r->db));
     if (rc != SQLITE_OK) return db_error(r, "reading the schema");
     *fresh = strcmp(value, "0") == 0;
+    if (*fresh && r->readonly)
+        return tess_error(TESS_ERR_DB, "%s is empty, not a tessera records database", r->path);
     if (*fresh) return TESS_OK;
     rc = query_text(r, "SELECT value FROM meta WHERE name = 'application'", value, sizeof value);
     if (rc != SQLITE_OK || strcmp(value, APPLICATION) != 0)
@@ -426,9 +431,10 @@ _Static_assert(sizeof migrations / sizeof migrations[0] == SCHEMA_VERSION - 1,
 
 static tess_status migrate_schema(tess_records *r, int version) {
     if (version == SCHEMA_VERSION) return TESS_OK;
-    if (sqlite3_db_readonly(r->db, "main") == 1)
-        return tess_error(TESS_ERR_DB, "%s has records schema version %d and is read-only: open it once "
-                          "with write access to upgrade it to version %d", r->path, version, SCHEMA_VERSION);
+    if (r->readonly || sqlite3_db_readonly(r->db, "main") == 1)
+        return tess_error(TESS_ERR_DB, "%s has records schema version %d and is open read-only: open it once "
+                          "with write access (tessera tune, calibrate or db import) to upgrade it to version %d",
+                          r->path, version, SCHEMA_VERSION);
     tess_status st = tess_records_begin(r);
     if (st) return st;
     /* another process may have upgraded it while this one waited for the lock */
@@ -449,6 +455,7 @@ static tess_status migrate_schema(tess_records *r, int version) {
 }
 
 static tess_status configure_connection(tess_records *r) {
+    if (r->readonly) return TESS_OK;   /* the journal mode is the writers' choice */
     char mode[16];
     double deadline = tess_now() + BUSY_TIMEOUT_MS / 1000.0;
     int rc;
@@ -572,21 +579,85 @@ static tess_status prepare_statements(tess_records *r) {
     return st;
 }
 
-tess_status tess_records_open(const char *path, tess_records **out) {
+/* The directory that holds path ("." for a bare name). */
+static void parent_dir(const char *path, char *dir, size_t len) {
+    snprintf(dir, len, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) snprintf(dir, len, ".");
+    else if (slash == dir) dir[1] = '\0';
+    else *slash = '\0';
+}
+
+/* Whether this process may write the file and create files beside it
+ * (SQLite's -wal and -shm). */
+static bool can_write_beside(const char *path) {
+    char dir[PATH_MAX];
+    parent_dir(path, dir, sizeof dir);
+    return access(path, W_OK) == 0 && access(dir, W_OK | X_OK) == 0;
+}
+
+/* "file:PATH?param" with the path percent-encoded (sqlite3_open_v2 with
+ * SQLITE_OPEN_URI); an absolute path gets the empty authority. NULL when
+ * out of memory. */
+static char *file_uri(const char *path, const char *param) {
+    sqlite3_str *s = sqlite3_str_new(NULL);
+    sqlite3_str_appendall(s, path[0] == '/' ? "file://" : "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        if (isalnum(*p) || strchr("/-._~", *p))
+            sqlite3_str_appendchar(s, 1, (char)*p);
+        else
+            sqlite3_str_appendf(s, "%%%02X", *p);
+    sqlite3_str_appendf(s, "?%s", param);
+    return sqlite3_str_finish(s);
+}
+
+/* A reading connection, as the file allows. Where this process can write
+ * the file and its directory, an ordinary connection that refuses writes
+ * (query_only): it locks like any reader, and SQLite removes the -wal and
+ * -shm files it makes when the last connection closes. Otherwise a
+ * read-only connection: through the existing -wal and -shm when a writer
+ * has the database open (or left them), so its commits are seen; without
+ * them the file is complete and read as immutable (no locks, no files),
+ * since no -shm can be made. The SQLite result code. */
+static int open_reading(tess_records *r) {
+    if (can_write_beside(r->path)) {
+        int rc = sqlite3_open_v2(r->path, &r->db, SQLITE_OPEN_READWRITE, NULL);
+        return rc == SQLITE_OK ? sqlite3_exec(r->db, "PRAGMA query_only = ON", NULL, NULL, NULL) : rc;
+    }
+    char wal[PATH_MAX + 8];
+    snprintf(wal, sizeof wal, "%s-wal", r->path);
+    char *uri = file_uri(r->path, access(wal, F_OK) == 0 ? "mode=ro" : "immutable=1");
+    if (!uri) return SQLITE_NOMEM;
+    int rc = sqlite3_open_v2(uri, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    sqlite3_free(uri);
+    return rc;
+}
+
+static tess_status open_records(const char *path, bool readonly, tess_records **out) {
     *out = NULL;
     if (!path || !*path) return tess_error(TESS_ERR_ARG, "empty records database path");
-    tess_status st = make_parent_dirs(path);
+    struct stat sb;
+    bool exists = stat(path, &sb) == 0;
+    if (exists && !S_ISREG(sb.st_mode))
+        return tess_error(TESS_ERR_IO, "records database %s is not a regular file", path);
+    if (!exists && readonly)
+        return tess_error(TESS_ERR_NOTFOUND, "no records database at %s", path);
+    /* A database this process cannot write is still a library to read. */
+    if (exists && !can_write_beside(path)) readonly = true;
+    tess_status st = readonly ? TESS_OK : make_parent_dirs(path);
     if (st) return st;
     tess_records *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
         return tess_error(TESS_ERR_NOMEM, "out of memory opening records database %s", path);
     }
-    int rc = sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    r->readonly = readonly;
+    int rc = readonly ? open_reading(r)
+                      : sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
-        st = tess_error(TESS_ERR_IO, "cannot open records database %s: %s", path,
-                        r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
-    } else if (sqlite3_db_readonly(r->db, "main") == 1) {
+        st = tess_error(TESS_ERR_IO, "cannot open records database %s%s: %s", path,
+                        readonly ? " for reading" : "", r->db ? sqlite3_errmsg(r->db) : sqlite3_errstr(rc));
+    } else if (!readonly && sqlite3_db_readonly(r->db, "main") == 1) {
         st = tess_error(TESS_ERR_IO, "records database %s is read-only", path);
     } else {
         bool fresh = false;
@@ -606,6 +677,16 @@ tess_status tess_records_open(const char *path, tess_records **out) {
     *out = r;
     return TESS_OK;
 }
+
+tess_status tess_records_open(const char *path, tess_records **out) {
+    return open_records(path, false, out);
+}
+
+tess_status tess_records_open_readonly(const char *path, tess_records **out) {
+    return open_records(path, true, out);
+}
+
+bool tess_records_readonly(const tess_records *r) { return r->readonly; }
 
 void tess_records_close(tess_records *r) {
     if (!r) return;

@@ -11,6 +11,7 @@
 #ifndef TESS_RECORDS_H
 #define TESS_RECORDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "device.h"
@@ -23,8 +24,21 @@ typedef struct tess_records tess_records;
  * ~/.local/share/tessera/records.db. */
 tess_status tess_records_default_path(char *buf, size_t len);
 /* Opens (creating the file, its directory and the schema if needed). A file
- * that is not a tessera database is refused with TESS_ERR_DB and a message. */
+ * that is not a tessera database is refused with TESS_ERR_DB and a message.
+ * A database this process cannot write (the file or its directory is
+ * read-only) is opened for reading only, as tess_records_open_readonly does. */
 tess_status tess_records_open(const char *path, tess_records **out);
+/* Opens an existing database for reading only: never creates a file or a
+ * directory (TESS_ERR_NOTFOUND when there is no file at path) and never
+ * writes; writes fail with TESS_ERR_DB. Works on a read-only file in a
+ * read-only directory. Where this process may write the file and its
+ * directory, the connection locks as any reader does, so the commits of a
+ * tuner writing at the same time are seen. Where it may not, it reads
+ * through the -wal and -shm files of a writer that has the database open;
+ * without them the file is read as immutable: a writer that starts later is
+ * not seen by this connection (reopen to see its results). */
+tess_status tess_records_open_readonly(const char *path, tess_records **out);
+bool tess_records_readonly(const tess_records *r);
 void tess_records_close(tess_records *r);
 const char *tess_records_path(const tess_records *r);
 

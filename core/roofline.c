@@ -1,6 +1,11 @@
 /* roofline.c - the bound and the floor of a task's time from the device's ceilings. */
 #include <stdio.h>
+#include <string.h>
 #include "roofline.h"
+
+double tess_floor_slack(const tess_device *d) {
+    return strcmp(d->backend, "cpu") == 0 ? TESS_FLOOR_SLACK_CPU : TESS_FLOOR_SLACK_GPU;
+}
 
 tess_ceiling_kind tess_op_compute_unit(const tess_op *op, const tess_task *t) {
     if (op->compute_unit) return op->compute_unit(op, t);
@@ -23,9 +28,10 @@ tess_bound tess_roofline_bound(double bytes, double flops, tess_ceiling_kind uni
 tess_bound tess_roofline_floor(double bytes, double flops, tess_ceiling_kind unit, const tess_device *d) {
     const double copy = d->ceiling[TESS_CEILING_COPY].value, read = d->ceiling[TESS_CEILING_READ].value;
     const tess_ceiling_kind memory = read > copy ? TESS_CEILING_READ : TESS_CEILING_COPY;
+    const double slack = tess_floor_slack(d);
     double uncached = bytes - 2.0 * (double)(d->l2_bytes > 0 ? d->l2_bytes : 0);
-    return longer(uncached > 0 ? uncached : 0, memory, (read > copy ? read : copy) * (1 + TESS_FLOOR_SLACK),
-                  flops, unit, d->ceiling[unit].value * (1 + TESS_FLOOR_SLACK));
+    return longer(uncached > 0 ? uncached : 0, memory, (read > copy ? read : copy) * (1 + slack), flops, unit,
+                  d->ceiling[unit].value * (1 + slack));
 }
 
 bool tess_time_credible(const tess_op *op, const tess_task *t, const tess_device *d, double time_ms,
@@ -36,8 +42,8 @@ bool tess_time_credible(const tess_op *op, const tess_task *t, const tess_device
     snprintf(why, len,
              "time %.4g ms is below the floor of %.4g ms that the %s allows (%.4g %s with %.0f%% slack, "
              "for %.4g %s%s): the kernel cannot have done all its work",
-             time_ms, f.ms, tess_ceiling_label(f.ceiling), f.rate / (1 + TESS_FLOOR_SLACK),
-             bytes ? "GB/s" : "GFLOP/s", 100 * TESS_FLOOR_SLACK, f.amount / 1e9,
+             time_ms, f.ms, tess_ceiling_label(f.ceiling), f.rate / (1 + tess_floor_slack(d)),
+             bytes ? "GB/s" : "GFLOP/s", 100 * tess_floor_slack(d), f.amount / 1e9,
              bytes ? "GB" : "GFLOP", bytes ? " that the caches cannot hold" : "");
     return false;
 }

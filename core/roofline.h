@@ -16,9 +16,18 @@
 #include "device.h"
 #include "op.h"
 
-/* The floor's allowance for ceilings measured a little below the true
- * peak: the rates it uses are the calibrated ones plus this fraction. */
-#define TESS_FLOOR_SLACK 0.10
+/* The floor's allowance for ceilings measured below the true peak: the
+ * rates it uses are the calibrated ones plus this fraction. A GPU's
+ * calibration runs on a device the runner owns and repeats within a few
+ * percent; a CPU's is taken on a host other processes share, and a copy
+ * bandwidth calibrated while another job ran was seen at half of what the
+ * same host gives when quiet. A kernel that skips its work is faster than
+ * that by far more than either allowance. */
+#define TESS_FLOOR_SLACK_GPU 0.10
+#define TESS_FLOOR_SLACK_CPU 1.00
+
+/* The slack for a device (its backend decides which). */
+double tess_floor_slack(const tess_device *d);
 
 typedef struct tess_bound {
     tess_ceiling_kind ceiling;  /* the ceiling that gives the longer time */
@@ -37,7 +46,7 @@ tess_ceiling_kind tess_op_compute_unit(const tess_op *op, const tess_task *t);
 tess_bound tess_roofline_bound(double bytes, double flops, tess_ceiling_kind unit, const tess_device *d);
 
 /* The floor: bytes at the faster of the copy and the read-only bandwidth,
- * flops at the unit's rate, each rate raised by TESS_FLOOR_SLACK. Of the
+ * flops at the unit's rate, each rate raised by tess_floor_slack(d). Of the
  * bytes, those the device's caches could hold are not counted: at the start
  * of a launch its caches hold at most l2_bytes of its inputs and at its end
  * at most l2_bytes of its outputs wait there to be written back, so at least

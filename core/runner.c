@@ -344,6 +344,11 @@ static tess_status start_child(tess_runner *r) {
         close(req[1]);
         close(resp[0]);
         signal(SIGPIPE, SIG_DFL);
+        /* A Ctrl-C at the terminal reaches the whole group: the tuner decides
+         * what it means (it may stop after this candidate), so the runner
+         * neither dies of it, which would record the kernel it measures as
+         * a crash, nor runs a handler inherited from the tuner. */
+        signal(SIGINT, SIG_IGN);
         child_main(r, req[0], resp[1]);
         _exit(0);
     }

@@ -49,8 +49,10 @@ static void on_result(const tess_result *r, void *user) {
     const char *origin = origin_of(rec, &r->config, label, sizeof label);
     rec->done++;
     if (r->status == TESS_RESULT_OK && r->time_ms < rec->best_ms) rec->best_ms = r->time_ms;
-    if (rec->report && r->status == TESS_RESULT_OK && strcmp(origin, "default") == 0)
+    if (rec->report && r->status == TESS_RESULT_OK && strcmp(origin, "default") == 0) {
         rec->report->default_ms = r->time_ms;
+        rec->report->default_spread = r->spread;
+    }
     if (tess_config_format(rec->space, &r->config, config, sizeof config) == TESS_OK) {
         tess_status st = tess_records_put_result(rec->db, rec->run_id, config, r, origin);
         if (st && !rec->db_error) rec->db_error = st;
@@ -67,6 +69,7 @@ static void fill_report(const tess_session *s, const tess_space *space, const te
         report->best_ms = out->best.time_ms;
         report->best_gbps = out->best.gbps;
         report->best_gflops = out->best.gflops;
+        report->best_spread = out->best.spread;
     } else {
         report->best_ms = INFINITY;
     }
@@ -79,7 +82,9 @@ static void fill_report(const tess_session *s, const tess_space *space, const te
         if (bound.ms > 0) snprintf(report->bound, sizeof report->bound, "%s", tess_ceiling_label(bound.ceiling));
         report->bound_ms = bound.ms;
         report->fraction_of_ceiling = bound.ms > 0 && out->found ? bound.ms / out->best.time_ms : 0;
+        report->working_set_bytes = s->op->bytes(s->op, &s->task);
     }
+    report->cache_bytes = (double)s->device.l2_bytes;
     report->evaluations = out->evaluations;
     report->elapsed_s = out->elapsed_s;
     for (int i = 0; i < TESS_OUTCOME_COUNT && i < 6; i++) report->status_counts[i] = out->counts[i];
@@ -116,7 +121,7 @@ tess_status tess_session_search(const tess_session *s, const tess_space *space, 
                     .best_ms = INFINITY, .t0 = tess_now()};
     tess_tune_loop_options lo = {.strategy = strategy, .budget = opt->budget, .seconds = opt->seconds,
                                  .window = opt->window, .seed = opt->seed, .batch = opt->batch,
-                                 .seeds = seeds, .nseeds = nseeds,
+                                 .cancel = opt->cancel, .seeds = seeds, .nseeds = nseeds,
                                  .priors = warm ? warm->priors : NULL, .npriors = warm ? warm->npriors : 0,
                                  .on_result = on_result, .user = &rec};
     tess_tune_outcome out;
@@ -140,7 +145,7 @@ tess_status tess_session_tune(const tess_session *s, const tess_tune_options *op
     if (st) return st;
     if (opt->fix && (st = tess_space_pin(space, opt->fix))) {
         tess_space_destroy(space);
-        return tess_error_context(st, "the fixed parameters");
+        return tess_error_context(TESS_ERR_ARG, "the fixed parameters");   /* the caller's text */
     }
     tess_warm_start warm = {0};
     if (s->warm_start) st = s->warm_start(space, s->warm_user, &warm);

@@ -378,6 +378,10 @@ double tess_config_get(const tess_space *s, const tess_config *c, const char *na
     return s->p[p].values[c->v[p]];
 }
 
+double tess_config_get_or(const tess_space *s, const tess_config *c, const char *name, double absent) {
+    return tess_space_param_index(s, name) < 0 ? absent : tess_config_get(s, c, name);
+}
+
 void tess_space_default(const tess_space *s, tess_config *c) {
     memset(c, 0, sizeof *c);
     for (int p = 0; p < s->np; p++) c->v[p] = (uint16_t)s->p[p].default_index;

@@ -84,6 +84,9 @@ const char *tess_space_violation(const tess_space *s, const tess_config *c);
 void tess_space_values(const tess_space *s, const tess_config *c, double *values);
 /* Value of the named parameter in c; NAN if there is no such parameter. */
 double tess_config_get(const tess_space *s, const tess_config *c, const char *name);
+/* The same, or `absent` for a parameter the space lacks (spaces that gain
+ * parameters only for some tasks, such as shortcuts under an error budget). */
+double tess_config_get_or(const tess_space *s, const tess_config *c, const char *name, double absent);
 /* The template's default config. */
 void tess_space_default(const tess_space *s, tess_config *c);
 

@@ -24,8 +24,10 @@
 #ifndef TESSERA_H
 #define TESSERA_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,13 +55,32 @@ const char *tess_errmsg(void);
 /* Short name of a status code ("ok", "io error", ...). */
 const char *tess_status_name(tess_status st);
 
+/* Registers the built-in operators, strategies and backends, and the
+ * stencils of $TESSERA_STENCIL_PATH, once per process (tess_open and
+ * tess_open_readonly do it too); later calls return the first call's status. */
+tess_status tess_init(void);
+
 typedef struct tess_context tess_context;
 
 /* Opens the records database at db_path (NULL: $TESSERA_DB, else
- * $XDG_DATA_HOME/tessera/records.db) and registers the built-in operators,
- * strategies and backends. */
+ * $XDG_DATA_HOME/tessera/records.db), creating it and its directory when
+ * missing, and registers the built-ins (tess_init). A database this process
+ * cannot write (a read-only file or directory, such as an installed kernel
+ * library) is opened for reading only, as tess_open_readonly does: then
+ * kernels, dispatch, listing and export work, and tuning, calibrating and
+ * importing fail with TESS_ERR_DB. On failure *ctx is NULL. */
 tess_status tess_open(tess_context **ctx, const char *db_path);
+/* Opens an existing records database for reading only: never creates a
+ * file or a directory (TESS_ERR_NOTFOUND when there is no database at the
+ * path) and never writes. A tuner writing the database at the same time is
+ * seen as it commits, except by a process that may write neither the file
+ * nor its directory while no writer has it open: that one reads the file as
+ * it is (SQLite's immutable mode), and sees later results after reopening. */
+tess_status tess_open_readonly(tess_context **ctx, const char *db_path);
+/* NULL-safe. Kernels returned by tess_dispatch are destroyed with it. */
 void tess_close(tess_context *ctx);
+/* The path of the context's records database (borrowed, valid until tess_close). */
+const char *tess_db_path(tess_context *ctx);
 
 typedef void (*tess_progress_fn)(int done, int budget, double best_ms,
                                  double elapsed_s, void *user);
@@ -93,6 +114,11 @@ typedef struct tess_tune_options {
     double error_budget;
     tess_progress_fn progress;  /* called after each result; may be NULL */
     void *progress_user;
+    /* When non-NULL and set non-zero (from a signal handler, say), the
+     * search stops after the candidates in flight: their results are
+     * recorded, the run ends with stop reason "interrupted" and the report
+     * covers what was measured. tessera installs no signal handler itself. */
+    const volatile sig_atomic_t *cancel;
 } tess_tune_options;
 
 tess_tune_options tess_tune_options_default(void);
@@ -119,7 +145,19 @@ typedef struct tess_tune_report {
     char device[320];        /* device key */
     int warm_configs;        /* configs taken from similar tasks */
     char transfer_from[1024];/* the prior tasks used, with their similarity ("" if none) */
+    /* How far to trust the times: the interquartile spread of the best
+     * config's and the default's timed runs, over their medians (0.1: 10%),
+     * and the bytes the kernel moves per run beside the device's last-level
+     * cache (L2 on GPUs): a working set that fits is timed from the cache,
+     * so its bandwidth is no fraction of the memory's. */
+    double best_spread, default_spread;
+    double working_set_bytes, cache_bytes;
 } tess_tune_report;
+
+/* The name of outcome i of tess_tune_report.status_counts ("ok",
+ * "compile_error", "runtime_error", "wrong_result", "timeout", "invalid");
+ * NULL past the end. */
+const char *tess_outcome_label(int i);
 
 /* Tunes op on the given shape and dtype ("f32", "f64", ...) on a backend
  * ("cpu", "cuda"; NULL: the best present). Every result is committed to the
@@ -315,6 +353,254 @@ tess_status tess_netcdf_write(const char *path, int ndim, const int64_t *shape, 
  * directory exists and is writable, and an existing file is a writable
  * regular file. TESS_ERR_IO naming the path and the reason. */
 tess_status tess_output_check(const char *path);
+
+/* ---- what is available here ------------------------------------------ */
+
+#define TESS_KEY_LEN 320         /* task and device keys, with their NUL */
+#define TESS_SHAPE_MAX 8         /* extents of a task at most */
+#define TESS_DEVICE_CEILINGS 7   /* ceilings of a device: 2 bandwidths, 5 compute rates */
+
+/* The calls below that need the registries call tess_init themselves. */
+
+typedef struct tess_op_info {
+    const char *name, *family, *summary;   /* borrowed, valid for the process */
+    const char *default_shape;             /* "256x256x256" */
+    char backends[64];                     /* "cpu,cuda" */
+    const char *extents;                   /* names of the extents, slowest first: "z,y,x" (borrowed) */
+    char attrs[256];                       /* declared attributes with their defaults: "eps=1e-05" ("" if none) */
+} tess_op_info;
+
+/* Operator i (0, 1, ...) in registration order; TESS_ERR_NOTFOUND past the end. */
+tess_status tess_op_info_at(int i, tess_op_info *out);
+/* The operator of that name; TESS_ERR_ARG (naming it) when there is none. */
+tess_status tess_op_info_find(const char *name, tess_op_info *out);
+
+typedef struct tess_strategy_info {
+    const char *name, *summary;            /* borrowed, valid for the process */
+    int is_default;                        /* the strategy tess_tune uses when none is named */
+} tess_strategy_info;
+
+/* Strategy i (0, 1, ...); TESS_ERR_NOTFOUND past the end. */
+tess_status tess_strategy_info_at(int i, tess_strategy_info *out);
+
+/* Parses "ZxYxX" (slowest extent first) into shape[0..*ndim) (room for
+ * TESS_SHAPE_MAX); TESS_ERR_ARG with a message when malformed or out of range. */
+tess_status tess_shape_from_text(const char *text, int64_t *shape, int *ndim);
+/* Writes the shape as "ZxYxX". */
+tess_status tess_shape_to_text(const int64_t *shape, int ndim, char *buf, size_t len);
+
+/* A backend's device, as probed here. */
+typedef struct tess_device_info {
+    char backend[16];                      /* "cpu", "cuda" */
+    int available;                         /* 0: the backend cannot run here; why says why */
+    char why[512];
+    char key[TESS_KEY_LEN];                /* the device's key in the records */
+    char name[128], arch[32];
+    int units;                             /* cores, or streaming multiprocessors */
+    int cc_major, cc_minor;                /* compute capability (0 on CPUs) */
+    double clock_mhz, mem_clock_mhz;
+    int mem_bus_width;
+    int64_t mem_bytes, cache_bytes;        /* memory; last-level cache (L2 on GPUs) */
+    int64_t smem_per_block, smem_per_block_optin, smem_per_sm;
+    int regs_per_block, regs_per_sm, max_threads_per_block, max_threads_per_sm, warp_size;
+    /* The calibrated ceilings in the records, one per unit: bandwidths
+     * (copy, read) and compute rates (FMA, tensor cores). */
+    struct {
+        const char *label;                 /* "copy bandwidth", "fp32 FMA rate", ... (static) */
+        const char *unit;                  /* "GB/s" or "GFLOP/s" */
+        double value;                      /* 0: not calibrated, or the unit is not present */
+        int measured;                      /* 1 once calibrated: a value of 0 then means not present */
+        char calibrated_at[32];            /* ISO 8601, UTC; "" if never */
+    } ceiling[TESS_DEVICE_CEILINGS];
+} tess_device_info;
+
+/* The device of backend i (0, 1, ...), its ceilings read from ctx's records
+ * (ctx may be NULL: none). A backend that cannot run here is TESS_OK with
+ * available 0 and the reason; TESS_ERR_NOTFOUND past the end. */
+tess_status tess_device_info_at(tess_context *ctx, int i, tess_device_info *out);
+/* Measures the ceilings of backend's device (NULL: the best present) with
+ * the backend's calibration kernels in an isolated process, stores them in
+ * ctx's records and fills out with the device and its new ceilings. */
+tess_status tess_device_calibrate(tess_context *ctx, const char *backend, tess_device_info *out);
+
+/* ---- the records -------------------------------------------------------- */
+
+/* One tuned task on one device. */
+typedef struct tess_db_task {
+    char task[TESS_KEY_LEN];               /* "heat3d:f32:256x256x256" */
+    char device[TESS_KEY_LEN];
+    int evaluations, ok;                   /* results stored; how many ran correctly */
+    double best_ms;                        /* INFINITY when none ran correctly */
+    char best_config[1024];
+} tess_db_task;
+
+/* Returns non-zero to stop the listing. */
+typedef int (*tess_db_task_fn)(const tess_db_task *t, void *user);
+/* Calls fn for every task and device with results, by task then device key. */
+tess_status tess_db_list(tess_context *ctx, tess_db_task_fn fn, void *user);
+/* The device key in the records that is text, or the only one containing
+ * it, copied to key; TESS_ERR_NOTFOUND when none matches, TESS_ERR_ARG when
+ * several do. */
+tess_status tess_db_find_device(tess_context *ctx, const char *text, char *key, size_t len);
+/* Writes the results as JSON lines (one result per line, with its task,
+ * device descriptor and config) to out, filtered by exact task and device
+ * keys (NULL: all); *count: the lines written. */
+tess_status tess_db_export(tess_context *ctx, FILE *out, const char *task, const char *device,
+                           int *count);
+/* Writes a kernel library (the best config of every task tuned on the
+ * device, its descriptor and the tessera version; one JSON document) to
+ * out; *count: its entries. TESS_ERR_NOTFOUND when the device has no records. */
+tess_status tess_db_export_library(tess_context *ctx, const char *device, FILE *out, int *count);
+/* Merges a JSON-lines file or a kernel library (told apart by content);
+ * results already present are skipped and *count says how many were added.
+ * A malformed file fails with its line, having added nothing. */
+tess_status tess_db_import(tess_context *ctx, const char *path, int *count);
+
+/* ---- generated source ------------------------------------------------- */
+
+typedef struct tess_source_options {
+    const char *config;      /* "name=value,..."; NULL: the best recorded, else the default */
+    /* cuda: generate for this architecture ("sm_90") with a typical device
+     * of it, so no GPU is needed; NULL: the device probed here. */
+    const char *arch;
+    int compile;             /* also compile it (cuda: with NVRTC) and report the outcome */
+} tess_source_options;
+
+typedef struct tess_source {
+    char task[TESS_KEY_LEN], device[TESS_KEY_LEN];
+    char backend[16];
+    char config[1024];
+    char origin[160];        /* "best recorded, 0.12 ms", "given", "the template's default" */
+    char options[256];       /* extra compiler options */
+    int nlaunches;
+    struct {
+        char entry[64];
+        unsigned grid[3], block[3], shared_bytes;   /* cuda only */
+    } launch[4];
+    char *code;              /* the exact source; owned, tess_source_free */
+    /* With compile: 1 when it compiled, and the compiler's log or error
+     * (owned, may be NULL). The binary goes to the compile cache. */
+    int compiled;
+    char *compile_log;
+} tess_source;
+
+/* The config tessera would run for a task (or the one given) and its
+ * generated source. ctx may be NULL (no records: the template's default).
+ * A config that is malformed, unknown or illegal is TESS_ERR_ARG; a compile
+ * error with compile set is TESS_OK with compiled 0 and the log. */
+tess_status tess_source_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                            const char *dtype, const char *backend, const tess_source_options *opt,
+                            tess_source *out);
+/* Frees what tess_source_get allocated; NULL-safe. */
+void tess_source_free(tess_source *s);
+
+/* ---- the compile cache ------------------------------------------------ */
+
+/* Compiled kernels are kept by a hash of their source, options and
+ * compiler in $TESSERA_CACHE, else $XDG_CACHE_HOME/tessera, else
+ * ~/.cache/tessera: about 17 KB per CPU kernel (its source and shared
+ * object), a few tens of KB per CUDA cubin. */
+typedef struct tess_cache_info {
+    char dir[4096];
+    int64_t files, bytes;
+} tess_cache_info;
+
+/* The cache's directory and the kernel files in it; creates nothing. */
+tess_status tess_cache_info_get(tess_cache_info *out);
+/* Removes kernel files, least recently used first, until at most
+ * keep_bytes remain (0: all of them); fills removed and kept (either may be
+ * NULL). Only files named like tessera's kernels are touched. A tuner
+ * running meanwhile compiles again what it misses. */
+tess_status tess_cache_clean(int64_t keep_bytes, tess_cache_info *removed, tess_cache_info *kept);
+
+/* ---- search benchmarks on recorded spaces ---------------------------- */
+
+/* A recorded tuning space opened for replay: a Kernel Tuner cache file, a
+ * T4 results file or a `tessera record` export (gzip or plain). */
+typedef struct tess_recording tess_recording;
+
+typedef struct tess_recording_info {
+    char name[128];              /* file name without directories and extensions */
+    size_t configs, ok;          /* recorded (legal) configs, and of those the successful */
+    double best_ms;              /* the optimum */
+    size_t within_5pct, within_1pct;   /* ok configs within 5% / 1% of the optimum */
+} tess_recording_info;
+
+/* Opens a recording; TESS_ERR_FORMAT naming the file when it is malformed or
+ * holds no successful config. On failure *out is NULL. */
+tess_status tess_recording_open(const char *path, tess_recording **out);
+void tess_recording_close(tess_recording *r);   /* NULL-safe */
+void tess_recording_info_get(const tess_recording *r, tess_recording_info *out);
+
+/* Expected evaluations of uniform random sampling without replacement until
+ * one of K good configs among N is drawn: (N + 1) / (K + 1). */
+double tess_bench_random_expectation(size_t n, size_t k);
+/* The exact median of the same count: the fewest evaluations t with
+ * P(T <= t) >= 1/2, where P(T > t) = C(N-t, K) / C(N, K). INFINITY when K is 0. */
+double tess_bench_random_median(size_t n, size_t k);
+
+#define TESS_BENCH_NBUDGETS 4
+/* Budgets at which the mean optimum/best ratio is reported. */
+extern const int tess_bench_budgets[TESS_BENCH_NBUDGETS];   /* 20, 50, 100, 200 */
+
+typedef struct tess_bench_options {
+    int budget;                  /* evaluations per run */
+    int repeats;                 /* runs per strategy and space, seeds seed, seed+1, ... */
+    int batch;                   /* configs asked for per propose call */
+    uint64_t seed;
+} tess_bench_options;
+
+tess_bench_options tess_bench_options_default(void);   /* 200, 20, 8, 1 */
+
+/* One strategy on one recording, over all repeats. */
+typedef struct tess_bench_result {
+    char space[128];
+    char strategy[32];
+    int runs;
+    int budget;
+    double evals_to_5pct_median; /* INFINITY when most runs never got there */
+    double evals_to_1pct_median;
+    int reached_5pct, reached_1pct;   /* runs that got there within the budget */
+    double random_expected_5pct, random_expected_1pct;
+    double random_median_5pct, random_median_1pct;
+    double score_at[TESS_BENCH_NBUDGETS];   /* mean optimum/best; NAN past the budget */
+    double *curve;               /* mean optimum/best after each evaluation, budget entries (owned) */
+    double propose_ms_max;       /* slowest propose call seen */
+    double seconds;              /* wall time of all runs */
+} tess_bench_result;
+
+/* Runs the named strategy o->repeats times on the recording through the
+ * search loop tuning uses (the template's default first when the recording
+ * names it). TESS_ERR_ARG for an unknown strategy (the message lists the
+ * known ones); TESS_ERR_INTERNAL when the strategy proposes a config twice,
+ * an illegal one or more than asked. Free the result with
+ * tess_bench_result_free. */
+tess_status tess_bench_recording(tess_recording *r, const char *strategy, const tess_bench_options *o,
+                                 tess_bench_result *out);
+void tess_bench_result_free(tess_bench_result *r);
+
+/* Writes the convergence curves of results for one space as an SVG plot. */
+tess_status tess_bench_write_svg(const char *path, const char *title, const tess_bench_result *results, int n);
+
+typedef struct tess_transfer_bench_result {
+    char source[128], target[128];
+    int runs, budget, nwarm, npriors;
+    double cold_median;          /* evaluations to within 5%; INFINITY if most runs never got there */
+    double warm_median;
+    double best_only_median;     /* with only the source's best config reused, then a cold search */
+    double cold_median_1pct, warm_median_1pct, best_only_median_1pct;   /* the same to within 1% */
+    double best_only_ratio;      /* target optimum / time of the source's best config on the target */
+    double target_optimum_ms;
+    double random_expected;      /* uniform random sampling's exact expectation */
+} tess_transfer_bench_result;
+
+/* Cold against warm searches: runs `strategy` `repeats` times (seeds
+ * 1..repeats) on the target recording in each of three modes: cold; warm,
+ * from up to `top` configs of the source recording with its fastest
+ * measurements as cost-model priors (the warm start tuning builds); and from
+ * the source's best config alone. */
+tess_status tess_transfer_bench(const char *source_path, const char *target_path, const char *strategy,
+                                int repeats, int budget, int top, tess_transfer_bench_result *out);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,10 @@ static void record(const tess_result *r, void *user) {
 /* Why the loop must stop now, or NULL. */
 static const char *stop_reason(const tess_tune_loop_options *o, const loop_state *ls, double t0,
                                char *buf, size_t len) {
+    if (o->cancel && *o->cancel) {
+        snprintf(buf, len, "interrupted");
+        return buf;
+    }
     if (ls->stopped) {
         snprintf(buf, len, "the caller's stop condition was met");
         return buf;
@@ -82,7 +86,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
     for (int i = 0; i < o->nseeds; i++)
         if (tess_space_valid(ev->space, &o->seeds[i]) && tess_config_set_add(seen, &o->seeds[i]))
             keep[nseed++] = o->seeds[i];
-    for (int i = 0; i < nseed && !st && !ls.stopped; i += batch) {
+    for (int i = 0; i < nseed && !st && !ls.stopped && !(o->cancel && *o->cancel); i += batch) {
         int k = nseed - i < batch ? nseed - i : batch;
         if (o->budget > 0 && out->evaluations + k > o->budget) k = o->budget - out->evaluations;
         if (k <= 0) break;

@@ -9,6 +9,7 @@
 #ifndef TESS_TUNE_H
 #define TESS_TUNE_H
 
+#include <signal.h>
 #include "evaluator.h"
 #include "strategy.h"
 
@@ -35,6 +36,9 @@ typedef struct tess_tune_loop_options {
      * the batch in flight is done. May be NULL. */
     bool (*stop)(const tess_result *r, void *user);
     void *user;                 /* passed to on_result and stop */
+    /* Set non-zero (by a signal handler, say) to stop after the batch in
+     * flight, with stop reason "interrupted"; may be NULL. */
+    const volatile sig_atomic_t *cancel;
 } tess_tune_loop_options;
 
 typedef struct tess_tune_outcome {

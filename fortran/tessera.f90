@@ -87,6 +87,11 @@ module tessera
     character(len=320) :: device = ''
     integer :: warm_configs = 0
     character(len=1024) :: transfer_from = ''
+    ! How far to trust the times: the interquartile spreads of the best and
+    ! the default over their medians, and the bytes a run moves beside the
+    ! last-level cache (a working set that fits is timed from the cache).
+    real(real64) :: best_spread = 0, default_spread = 0
+    real(real64) :: working_set_bytes = 0, cache_bytes = 0
   end type
 
   interface tess_array
@@ -155,18 +160,33 @@ contains
   ! ---- contexts ----------------------------------------------------------------
 
   ! Opens the records database at db (absent: $TESSERA_DB, else
-  ! $XDG_DATA_HOME/tessera/records.db).
-  subroutine tess_open(ctx, db, stat)
+  ! $XDG_DATA_HOME/tessera/records.db), creating it when missing; with
+  ! readonly=.true. an existing one for reading only, creating nothing
+  ! (kernels and dispatch work, tuning fails).
+  subroutine tess_open(ctx, db, readonly, stat)
     type(tess_context), intent(out) :: ctx
     character(len=*), intent(in), optional :: db
+    logical, intent(in), optional :: readonly
     integer, intent(out), optional :: stat
     character(kind=c_char), allocatable, target :: c_db(:)
+    type(c_ptr) :: path
+    character(len=:), allocatable :: where
+    integer(c_int) :: st
+    path = c_null_ptr
+    where = 'tess_open'
     if (present(db)) then
       call c_string_to(db, c_db)
-      call finish(c_tess_open(ctx%ptr, c_loc(c_db)), 'tess_open(' // db // ')', stat)
-    else
-      call finish(c_tess_open(ctx%ptr, c_null_ptr), 'tess_open', stat)
+      path = c_loc(c_db)
+      where = 'tess_open(' // db // ')'
     end if
+    if (present(readonly)) then
+      if (readonly) then
+        call finish(c_tess_open_readonly(ctx%ptr, path), where, stat)
+        return
+      end if
+    end if
+    st = c_tess_open(ctx%ptr, path)
+    call finish(st, where, stat)
   end subroutine
 
   ! Closes the context; the kernels tess_dispatch returned go with it.
@@ -246,6 +266,10 @@ contains
     r%device = chars_string(c%device)
     r%warm_configs = int(c%warm_configs)
     r%transfer_from = chars_string(c%transfer_from)
+    r%best_spread = c%best_spread
+    r%default_spread = c%default_spread
+    r%working_set_bytes = c%working_set_bytes
+    r%cache_bytes = c%cache_bytes
   end function
 
   ! ---- kernels -----------------------------------------------------------------

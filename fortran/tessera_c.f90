@@ -43,6 +43,7 @@ module tessera_c
     real(c_double) :: error_budget
     type(c_funptr) :: progress
     type(c_ptr) :: progress_user
+    type(c_ptr) :: cancel               ! const volatile sig_atomic_t *
   end type
 
   type, bind(c), public :: c_tune_report
@@ -60,6 +61,8 @@ module tessera_c
     character(kind=c_char) :: device(320)
     integer(c_int) :: warm_configs
     character(kind=c_char) :: transfer_from(1024)
+    real(c_double) :: best_spread, default_spread
+    real(c_double) :: working_set_bytes, cache_bytes
   end type
 
   type, bind(c), public :: c_dispatch_options
@@ -80,7 +83,7 @@ module tessera_c
     real(c_double) :: lo, hi
   end type
 
-  public :: c_tess_errmsg, c_tess_status_name, c_tess_open, c_tess_close
+  public :: c_tess_errmsg, c_tess_status_name, c_tess_open, c_tess_open_readonly, c_tess_close
   public :: c_tess_tune_options_default, c_tess_tune, c_tess_dispatch_options_default
   public :: c_tess_kernel_get, c_tess_dispatch, c_tess_kernel_config, c_tess_kernel_origin
   public :: c_tess_kernel_note, c_tess_kernel_run, c_tess_kernel_run_on_stream, c_tess_kernel_destroy
@@ -105,6 +108,13 @@ module tessera_c
       type(c_ptr), intent(out) :: ctx
       type(c_ptr), value :: db_path
       integer(c_int) :: c_tess_open
+    end function
+
+    function c_tess_open_readonly(ctx, db_path) bind(c, name='tess_open_readonly')
+      import :: c_ptr, c_int
+      type(c_ptr), intent(out) :: ctx
+      type(c_ptr), value :: db_path
+      integer(c_int) :: c_tess_open_readonly
     end function
 
     subroutine c_tess_close(ctx) bind(c, name='tess_close')

@@ -38,11 +38,6 @@ tess_status tess_activation_cuda_space(const tess_op *op, const tess_task *t, co
     return TESS_OK;
 }
 
-/* 1 when the config takes the shortcut named `name`, else 0. */
-static int shortcut(const tess_space *s, const tess_config *c, const char *name) {
-    return tess_space_param_index(s, name) >= 0 && tess_config_get(s, c, name) > 0;
-}
-
 tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev,
                                       const tess_space *s, const tess_config *c, tess_kernel_source *out) {
     const tess_activation_info *info = tess_activation_of(op);
@@ -67,7 +62,7 @@ tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, con
         "#define APPROX %d\n#define FAST_TANH %d\n#define FAST_EXP %d\n\n",
         op->name, (long long)n, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda", config, entry,
         (long long)grid, block, info->macro, tess_storage_macro(t), tess_storage_size(t), (long long)n, vec,
-        block, items, shortcut(s, c, "approx"), shortcut(s, c, "fast_tanh"), shortcut(s, c, "fast_exp"));
+        block, items, (int)tess_config_get_or(s, c, "approx", 0), (int)tess_config_get_or(s, c, "fast_tanh", 0), (int)tess_config_get_or(s, c, "fast_exp", 0));
     tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_activation_h);

@@ -50,11 +50,6 @@ tess_status tess_rowwise_cpu_space(const tess_op *op, const tess_task *t, const 
     return TESS_OK;
 }
 
-/* The value of a parameter the space may lack (shortcuts): `absent` then. */
-static int param_or(const tess_space *s, const tess_config *c, const char *name, int absent) {
-    return tess_space_param_index(s, name) < 0 ? absent : (int)tess_config_get(s, c, name);
-}
-
 /* Prints the loop over the row's columns, with `omp simd` and a reduction when asked. */
 static void print_loop(tess_strbuf *b, bool simd, const char *reduction, const char *body) {
     if (simd && reduction) tess_strbuf_printf(b, "        #pragma omp simd reduction(%s)\n", reduction);
@@ -125,7 +120,7 @@ tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const t
     (void)dev;
     const tess_rowwise_info *info = tess_rowwise_of(op);
     const int threads = (int)tess_config_get(s, c, "threads"), simd = (int)tess_config_get(s, c, "simd");
-    const bool online = param_or(s, c, "online", 0), max_sub = param_or(s, c, "max_sub", 1);
+    const bool online = (int)tess_config_get_or(s, c, "online", 0), max_sub = (int)tess_config_get_or(s, c, "max_sub", 1);
     char config[512];
     tess_status st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
@@ -148,7 +143,7 @@ tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const t
     tess_strbuf_puts(&b, "}\n");
     st = tess_strbuf_finish(&b, &out->code);
     if (st) return st;
-    if (param_or(s, c, "fast_math", 0)) tess_cpu_set_fast_math(out);
+    if ((int)tess_config_get_or(s, c, "fast_math", 0)) tess_cpu_set_fast_math(out);
     out->nlaunches = 1;
     snprintf(out->launch[0].entry, sizeof out->launch[0].entry, "tess_%s", op->name);
     return TESS_OK;

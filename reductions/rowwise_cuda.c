@@ -141,11 +141,6 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     return TESS_OK;
 }
 
-/* The value of a parameter the space may lack (shortcuts): `absent` then. */
-static int param_or(const tess_space *s, const tess_config *c, const char *name, int absent) {
-    return tess_space_param_index(s, name) < 0 ? absent : (int)tess_config_get(s, c, name);
-}
-
 tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                    const tess_config *c, tess_kernel_source *out) {
     const tess_rowwise_info *info = tess_rowwise_of(op);
@@ -175,8 +170,8 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
         tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll,
-        param_or(s, c, "online", 0), param_or(s, c, "fast_exp", 0), param_or(s, c, "max_sub", 1),
-        param_or(s, c, "fast_rsqrt", 0));
+        (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
+        (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
     if (info->kind != TESS_ROW_SOFTMAX) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);

@@ -226,5 +226,5 @@ static tess_status agent_observe(void *state, const tess_config *c, tess_outcome
 }
 
 const tess_strategy_ops tess_search_agent = {
-    "agent", "bandit over bayes and model sharing one pool and cost model (default)",
+    "agent", "bandit over bayes and model sharing one pool and cost model",
     agent_create, agent_propose, agent_observe, agent_destroy};

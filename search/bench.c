@@ -18,6 +18,17 @@ double tess_bench_random_expectation(size_t n, size_t k) {
     return ((double)n + 1) / ((double)k + 1);
 }
 
+double tess_bench_random_median(size_t n, size_t k) {
+    if (k == 0 || k > n) return INFINITY;
+    /* P(T > t) = prod_{i<t} (N-K-i)/(N-i): the first t draws all miss */
+    double miss = 1;
+    for (size_t t = 1; t <= n - k; t++) {
+        miss *= (double)(n - k - (t - 1)) / (double)(n - (t - 1));
+        if (miss <= 0.5) return (double)t;
+    }
+    return (double)(n - k + 1);
+}
+
 /* "dir/gemm_RTX_3090.json.gz" -> "gemm_RTX_3090" */
 static void space_name(const char *path, char *name, size_t len) {
     const char *base = strrchr(path, '/');
@@ -127,6 +138,8 @@ tess_status tess_bench_strategy(const tess_strategy_ops *ops, const tess_bench_s
     r->budget = o->budget;
     r->random_expected_5pct = tess_bench_random_expectation(bs->n, bs->within_5pct);
     r->random_expected_1pct = tess_bench_random_expectation(bs->n, bs->within_1pct);
+    r->random_median_5pct = tess_bench_random_median(bs->n, bs->within_5pct);
+    r->random_median_1pct = tess_bench_random_median(bs->n, bs->within_1pct);
     r->curve = calloc((size_t)o->budget, sizeof *r->curve);
     double *best = malloc((size_t)o->budget * sizeof *best);
     double *e5 = malloc((size_t)o->repeats * sizeof *e5), *e1 = malloc((size_t)o->repeats * sizeof *e1);

@@ -1,7 +1,8 @@
 /*
  * bench.h - the search-efficiency benchmark: strategies run repeatedly on
  * replayed spaces, compared with the exact expectation of uniform random
- * sampling without replacement.
+ * sampling without replacement. The options, results, random sampling's
+ * expectation and median, and the plot are public (tessera.h).
  */
 #ifndef TESS_SEARCH_BENCH_H
 #define TESS_SEARCH_BENCH_H
@@ -10,10 +11,6 @@
 #include "core/evaluator.h"
 #include "core/strategy.h"
 #include "search/replay.h"
-
-#define TESS_BENCH_NBUDGETS 4
-/* Budgets at which the mean optimum/best ratio is reported. */
-extern const int tess_bench_budgets[TESS_BENCH_NBUDGETS];   /* 20, 50, 100, 200 */
 
 /* A replayed space with what the benchmark needs to know about it. */
 typedef struct tess_bench_space {
@@ -30,35 +27,6 @@ typedef struct tess_bench_space {
 tess_status tess_bench_space_open(const char *path, tess_bench_space *out);
 void tess_bench_space_close(tess_bench_space *bs);
 
-/* Expected evaluations of uniform random sampling without replacement until
- * one of K good configs among N is drawn: (N + 1) / (K + 1). */
-double tess_bench_random_expectation(size_t n, size_t k);
-
-typedef struct tess_bench_options {
-    int budget;                  /* evaluations per run */
-    int repeats;                 /* runs per strategy and space, seeds seed, seed+1, ... */
-    int batch;                   /* configs asked for per propose call */
-    uint64_t seed;
-} tess_bench_options;
-
-tess_bench_options tess_bench_options_default(void);   /* 200, 20, 8, 1 */
-
-/* One strategy on one space, over all repeats. */
-typedef struct tess_bench_result {
-    char space[128];
-    char strategy[32];
-    int runs;
-    int budget;
-    double evals_to_5pct_median; /* INFINITY when most runs never got there */
-    double evals_to_1pct_median;
-    int reached_5pct, reached_1pct;   /* runs that got there within the budget */
-    double random_expected_5pct, random_expected_1pct;
-    double score_at[TESS_BENCH_NBUDGETS];   /* mean optimum/best; NAN past the budget */
-    double *curve;               /* mean optimum/best after each evaluation, budget entries */
-    double propose_ms_max;       /* slowest propose call seen */
-    double seconds;              /* wall time of all runs */
-} tess_bench_result;
-
 /* Runs one strategy for at most `budget` evaluations through the search loop
  * (tess_tune_loop), answering from the replay evaluator: the template's
  * default first when the recording names it (as tuning does), then the
@@ -74,10 +42,5 @@ tess_status tess_bench_run(const tess_strategy_ops *ops, const tess_bench_space 
  * (tess_bench_result_free). */
 tess_status tess_bench_strategy(const tess_strategy_ops *ops, const tess_bench_space *bs,
                                 const tess_bench_options *o, tess_bench_result *result);
-void tess_bench_result_free(tess_bench_result *r);
-
-/* Writes the convergence curves of the results for one space as an SVG plot. */
-tess_status tess_bench_write_svg(const char *path, const char *title,
-                                 const tess_bench_result *results, int n);
 
 #endif

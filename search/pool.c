@@ -1,4 +1,5 @@
 /* pool.c - the experience pool shared by the techniques of one search run. */
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,14 @@
 #define MODEL_DEPTH 4
 #define MODEL_RATE 0.15
 #define FAIL_MARGIN 0.5
+/* Priors from similar tasks are checked against the run's own successes
+ * from this many on (the first few are the default and the warm start's
+ * configs, all of them near the source's best) and dropped when the rank
+ * correlation of their model's predictions with the measured times falls
+ * below PRIOR_MIN_AGREEMENT: a source that ranks the target's configs no
+ * better than chance only steers the search away from what it measures. */
+#define PRIOR_CHECK_AFTER 8
+#define PRIOR_MIN_AGREEMENT 0.2
 
 tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out) {
     *out = NULL;
@@ -29,6 +38,7 @@ tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o
     pool->space = s;
     pool->nfeat = tess_space_nfeatures(s);
     pool->best = -1;
+    pool->prior_agreement = NAN;
     pool->rng = gsl_rng_alloc(gsl_rng_mt19937);
     pool->proposed = tess_config_set_create();
     if (!pool->rng || !pool->proposed) {
@@ -61,6 +71,7 @@ void tess_pool_destroy(tess_pool *pool) {
     free(pool->rest);
     free(pool->all);
     tess_gbt_destroy(pool->model);
+    tess_gbt_destroy(pool->prior_model);
     free(pool);
 }
 
@@ -147,6 +158,50 @@ bool tess_pool_random(tess_pool *pool, tess_config *out) {
     return false;
 }
 
+static bool use_priors(const tess_pool *pool);
+
+/* Fits the model of the priors alone, once. */
+static bool fit_prior_model(tess_pool *pool) {
+    if (pool->prior_model) return true;
+    int d = pool->nfeat, m = pool->npriors;
+    double *x = malloc((size_t)m * (size_t)d * sizeof *x), *y = malloc((size_t)m * sizeof *y);
+    pool->prior_model = x && y ? tess_gbt_create(d, MODEL_TREES, MODEL_DEPTH, MODEL_RATE) : NULL;
+    for (int i = 0; pool->prior_model && i < m; i++) {
+        tess_space_encode(pool->space, &pool->priors[i].config, x + (size_t)i * (size_t)d);
+        y[i] = pool->priors[i].rel_log_time;
+    }
+    if (pool->prior_model && tess_gbt_fit(pool->prior_model, x, y, m) != TESS_OK) {
+        tess_gbt_destroy(pool->prior_model);
+        pool->prior_model = NULL;
+    }
+    free(x);
+    free(y);
+    return pool->prior_model != NULL;
+}
+
+/* Compares what the priors predict for the run's successes with what it
+ * measured, and drops priors that disagree (see PRIOR_MIN_AGREEMENT). */
+static void check_priors(tess_pool *pool) {
+    if (!use_priors(pool) || pool->nok < PRIOR_CHECK_AFTER || !fit_prior_model(pool)) return;
+    double *pred = malloc((size_t)pool->nok * sizeof *pred), *measured = malloc((size_t)pool->nok * sizeof *measured);
+    double *work = malloc(2 * (size_t)pool->nok * sizeof *work);
+    int m = 0;
+    for (int i = 0; pred && measured && work && i < pool->n; i++) {
+        if (pool->status[i] != TESS_RESULT_OK) continue;
+        pred[m] = tess_gbt_predict(pool->prior_model, tess_pool_features(pool, i));
+        measured[m++] = log(pool->time_ms[i]);
+    }
+    if (m == pool->nok) {
+        double rho = gsl_stats_spearman(pred, 1, measured, 1, (size_t)m, work);
+        /* predictions all alike (NaN) rank nothing: no agreement either */
+        pool->prior_agreement = isfinite(rho) ? rho : 0;
+        pool->priors_dropped = pool->prior_agreement < PRIOR_MIN_AGREEMENT;
+    }
+    free(pred);
+    free(measured);
+    free(work);
+}
+
 int tess_pool_observe(tess_pool *pool, const tess_config *c, tess_outcome status, double time_ms) {
     if (pool->n == pool->cap) {
         int cap = pool->cap ? 2 * pool->cap : 256;
@@ -173,6 +228,7 @@ int tess_pool_observe(tess_pool *pool, const tess_config *c, tess_outcome status
     }
     /* An observed config counts as proposed, whoever proposed it. */
     tess_config_set_add(pool->proposed, c);
+    if (ok) check_priors(pool);
     return i;
 }
 
@@ -258,11 +314,11 @@ int tess_pool_candidates(tess_pool *pool, int nrandom, int ntop, tess_config *ou
     return n;
 }
 
-bool tess_pool_has_priors(const tess_pool *pool) { return pool->npriors > 0; }
+bool tess_pool_has_priors(const tess_pool *pool) { return pool->npriors > 0 && !pool->priors_dropped; }
 
-/* Whether the cost model's training data includes the priors: until the run
- * has as many successes of its own. */
-static bool use_priors(const tess_pool *pool) { return pool->npriors > 0 && pool->nok < pool->npriors; }
+/* Whether the cost model's training data includes the priors: while they
+ * agree with the run's measurements, until it has as many successes. */
+static bool use_priors(const tess_pool *pool) { return tess_pool_has_priors(pool) && pool->nok < pool->npriors; }
 
 int tess_pool_training(tess_pool *pool, double **xo, double **yo) {
     bool priors = use_priors(pool);

@@ -38,6 +38,13 @@ typedef struct tess_pool {
     /* measurements of similar tasks, for the cost model while own data is scarce */
     tess_prior *priors;
     int npriors;
+    /* Whether the priors agree with what this run measures: the rank
+     * correlation of a model of the priors alone with the run's own
+     * successes, checked from PRIOR_CHECK_AFTER successes on; priors that
+     * disagree are dropped for the rest of the run. */
+    tess_gbt *prior_model;
+    double prior_agreement;    /* Spearman's rho at the last check; NAN before */
+    bool priors_dropped;
     /* the shared cost model (log time relative to the best), refitted lazily */
     tess_gbt *model;
     int model_n;             /* observations it was fitted to */
@@ -45,7 +52,7 @@ typedef struct tess_pool {
 } tess_pool;
 
 tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out);
-/* Whether the run has priors from similar tasks. */
+/* Whether the run has priors from similar tasks, and still trusts them. */
 bool tess_pool_has_priors(const tess_pool *pool);
 void tess_pool_destroy(tess_pool *pool);
 

@@ -2,6 +2,7 @@
  * api.c - the public API (tessera.h): contexts, tuning with every result
  * recorded, and kernels chosen from the records for a caller's own arrays.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ struct tess_context {
     tess_kernel_cache *kernels;     /* dispatched kernels */
 };
 
-tess_status tess_open(tess_context **out, const char *db_path) {
+static tess_status open_context(tess_context **out, const char *db_path, bool readonly) {
+    *out = NULL;
     tess_status st = tess_register_builtin();
     if (st) return st;
     tess_context *ctx = calloc(1, sizeof *ctx);
@@ -35,7 +37,7 @@ tess_status tess_open(tess_context **out, const char *db_path) {
         }
         db_path = default_path;
     }
-    st = tess_records_open(db_path, &ctx->db);
+    st = readonly ? tess_records_open_readonly(db_path, &ctx->db) : tess_records_open(db_path, &ctx->db);
     if (!st && !(ctx->kernels = tess_kernel_cache_create())) st = tess_error(TESS_ERR_NOMEM, "context");
     if (st) {
         tess_close(ctx);
@@ -43,6 +45,12 @@ tess_status tess_open(tess_context **out, const char *db_path) {
     }
     *out = ctx;
     return TESS_OK;
+}
+
+tess_status tess_open(tess_context **out, const char *db_path) { return open_context(out, db_path, false); }
+
+tess_status tess_open_readonly(tess_context **out, const char *db_path) {
+    return open_context(out, db_path, true);
 }
 
 void tess_close(tess_context *ctx) {
@@ -59,30 +67,21 @@ tess_tune_options tess_tune_options_default(void) {
                                .window = 0};
 }
 
-tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int ndim,
-                                 const char *dtype_name, const char *backend, tess_request *s) {
+/* The request on dev, or (dev NULL) on the backend's probed device. */
+static tess_status resolve(const char *op_name, const int64_t *shape, int ndim, const char *dtype_name,
+                           const char *backend, const tess_device *dev, tess_request *s) {
     memset(s, 0, sizeof *s);
-    /* "op" or "op:name=value,...": the operator and its attributes */
-    char name[TESS_OP_NAME_MAX];
-    const char *colon = op_name ? strchr(op_name, ':') : NULL;
-    size_t len = colon ? (size_t)(colon - op_name) : (op_name ? strlen(op_name) : 0);
-    if (!op_name || len == 0 || len >= sizeof name) return tess_error(TESS_ERR_ARG, "bad operator name '%s'", op_name ? op_name : "");
-    memcpy(name, op_name, len);
-    name[len] = '\0';
-    tess_status st = tess_op_check(name);
-    if (st) return st;
-    s->op = tess_op_find(name);
-    tess_dtype dt[TESS_ROLE_COUNT];
-    st = tess_task_dtypes_parse(dtype_name ? dtype_name : "f32", dt);
-    if (!st) st = tess_op_make_task(s->op, dt[0], dt[1], dt[2], shape, ndim, colon ? colon + 1 : NULL, &s->task);
+    tess_status st = tess_task_resolve(op_name, shape, ndim, dtype_name, &s->op, &s->task);
     if (st) return st;
     if (backend && *backend) {
         s->be = tess_backend_find(backend);
         if (!s->be) return tess_error(TESS_ERR_ARG, "unknown backend '%s' (cpu, cuda)", backend);
         if (!tess_op_supports_backend(s->op, backend))
-            return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", op_name, backend);
-        st = s->be->probe(&s->device);
-        if (st) return tess_error_context(TESS_ERR_UNAVAILABLE, "backend %s is unavailable", backend);
+            return tess_error(TESS_ERR_ARG, "operator %s has no %s code generator", s->op->name, backend);
+        if (dev)
+            s->device = *dev;
+        else if ((st = s->be->probe(&s->device)))
+            return tess_error_context(TESS_ERR_UNAVAILABLE, "backend %s is unavailable", backend);
     } else {
         st = tess_backend_best(s->op, &s->be, &s->device);
         if (st) return st;
@@ -90,6 +89,16 @@ tess_status tess_request_resolve(const char *op_name, const int64_t *shape, int 
     st = tess_device_key(&s->device, s->device_key, sizeof s->device_key);
     if (!st) st = tess_task_key(&s->task, s->task_key, sizeof s->task_key);
     return st;
+}
+
+tess_status tess_request_resolve(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                 const char *backend, tess_request *s) {
+    return resolve(op, shape, ndim, dtype, backend, NULL, s);
+}
+
+tess_status tess_request_resolve_on(const char *op, const int64_t *shape, int ndim, const char *dtype,
+                                    const tess_device *dev, tess_request *s) {
+    return resolve(op, shape, ndim, dtype, dev->backend, dev, s);
 }
 
 tess_status tess_request_ceilings(tess_records *db, tess_request *s, bool *measured_now) {
@@ -128,14 +137,14 @@ static tess_status warm_start(tess_context *ctx, const tess_tune_options *opt, c
         snprintf(db_path, sizeof db_path, "%s/records.db", tmp);
         st = tess_records_open(db_path, &db);
         FILE *in = st ? NULL : fopen(source, "r");
-        if (!st && !in) st = tess_error(TESS_ERR_IO, "cannot open %s", source);
+        if (!st && !in) st = tess_error(TESS_ERR_IO, "cannot open %s: %s", source, strerror(errno));
         if (in) {
             int count;
             st = tess_records_import_jsonl(db, in, source, &count);
             fclose(in);
         }
     } else {
-        st = tess_records_open(source, &db);
+        st = tess_records_open_readonly(source, &db);
     }
     if (!st) st = tess_warm_start_build(db, &target, space, 4, 3, out);
     tess_records_close(db);
@@ -181,6 +190,7 @@ tess_status tess_tune(tess_context *ctx, const char *op, const int64_t *shape, i
     const tess_strategy_ops *strategy;
     tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
     if (st && opt.error_budget > 0) return tess_error_context(st, "--error-budget %g", opt.error_budget);
+    if (!st) st = tess_cache_check();
     if (!st) st = tess_session_strategy(&opt, &strategy);   /* before a calibration */
     if (!st) st = tess_request_ceilings(ctx->db, &s, NULL);
     if (st) return st;

@@ -14,11 +14,26 @@
 #include "core/error.h"
 #include "core/op.h"
 #include "core/task.h"
+#include "request.h"
 
-tess_status tess_op_check(const char *name) {
+tess_status tess_op_spec_name(const char *spec, char name[TESS_OP_NAME_MAX], const char **attrs) {
+    const char *colon = spec ? strchr(spec, ':') : NULL;
+    size_t len = colon ? (size_t)(colon - spec) : (spec ? strlen(spec) : 0);
+    if (attrs) *attrs = colon ? colon + 1 : NULL;
+    if (!spec || len == 0 || len >= TESS_OP_NAME_MAX)
+        return tess_error(TESS_ERR_ARG, "bad operator name '%s' (expected NAME or NAME:attr=value,...)",
+                          spec ? spec : "");
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    return TESS_OK;
+}
+
+tess_status tess_op_check(const char *spec) {
     tess_status st = tess_register_builtin();
     if (st) return st;
-    if (!name) return tess_op_failure(NULL);
+    if (!spec) return tess_op_failure(NULL);
+    char name[TESS_OP_NAME_MAX];
+    if ((st = tess_op_spec_name(spec, name, NULL))) return st;
     /* a user file that defines this name failed: say so, even when a built-in has the name */
     if ((st = tess_op_failure(name))) return st;
     if (tess_op_find(name)) return TESS_OK;
@@ -30,15 +45,23 @@ tess_status tess_op_check(const char *name) {
     return tess_error(TESS_ERR_ARG, "unknown operator '%s' (see `tessera ops`)", name);
 }
 
-/* The task of op on shape, all of its roles in one dtype, checked. */
-static tess_status op_task(const char *name, const int64_t *shape, int ndim, const char *dtype,
-                           const tess_op **op, tess_task *t) {
-    tess_status st = tess_op_check(name);
+tess_status tess_task_resolve(const char *spec, const int64_t *shape, int ndim, const char *dtype,
+                              const tess_op **op, tess_task *t) {
+    char name[TESS_OP_NAME_MAX];
+    const char *attrs;
+    tess_status st = tess_op_check(spec);
+    if (!st) st = tess_op_spec_name(spec, name, &attrs);
     if (st) return st;
     *op = tess_op_find(name);
-    tess_dtype dt;
-    st = tess_dtype_parse(dtype ? dtype : "f32", &dt);
-    return st ? st : tess_op_make_task(*op, dt, dt, dt, shape, ndim, NULL, t);
+    tess_dtype dt[TESS_ROLE_COUNT];
+    st = tess_task_dtypes_parse(dtype ? dtype : "f32", dt);
+    return st ? st : tess_op_make_task(*op, dt[0], dt[1], dt[2], shape, ndim, attrs, t);
+}
+
+/* The task of an operator spec on shape, checked. */
+static tess_status op_task(const char *spec, const int64_t *shape, int ndim, const char *dtype,
+                           const tess_op **op, tess_task *t) {
+    return tess_task_resolve(spec, shape, ndim, dtype, op, t);
 }
 
 static int role_of(tess_buffer_role r) {

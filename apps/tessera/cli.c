@@ -5,9 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "core/op.h"
-#include "core/task.h"
-#include "transfer/builtin.h"
 
 int cli_fail(const char *what) {
     fprintf(stderr, "tessera: error: %s\n", what);
@@ -55,31 +52,41 @@ bool cli_parse_double(const char *cmd, const char *opt, const char *text, double
 }
 
 int cli_task_shape(const char *cmd, cli_task *t) {
-    tess_status st = tess_register_builtin();
-    if (!st) st = tess_op_check(t->op);
+    tess_op_info op;
+    tess_status st = tess_op_info_find(t->op, &op);
     if (st) return cli_fail_status(st);
-    const tess_op *op = tess_op_find(t->op);
-    const char *text = t->shape_text ? t->shape_text : op->default_shape;
-    if (tess_shape_parse(text, t->shape, &t->ndim) != TESS_OK)
+    const char *text = t->shape_text ? t->shape_text : op.default_shape;
+    if (tess_shape_from_text(text, t->shape, &t->ndim) != TESS_OK)
         return cli_usage_error(cmd, "--shape: %s", tess_errmsg());
-    tess_shape_format(t->shape, t->ndim, t->shape_buf, sizeof t->shape_buf);
+    tess_shape_to_text(t->shape, t->ndim, t->shape_buf, sizeof t->shape_buf);
     t->shape_text = t->shape_buf;
     return EXIT_OK;
 }
 
-void cli_print_config_json(const char *config) {
+const char *cli_plural(long n, const char *word, const char *words) { return n == 1 ? word : words; }
+
+json_t *cli_config_json(const char *config) {
+    json_t *obj = json_object();
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", config);
-    bool first = true;
     for (char *save = NULL, *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(item, '=');
         if (!eq) continue;
         *eq = '\0';
         const char *value = eq + 1;
         char *end;
-        strtod(value, &end);
+        double v = strtod(value, &end);
         bool numeric = *value && !*end;
-        printf(numeric ? "%s\"%s\": %s" : "%s\"%s\": \"%s\"", first ? "" : ", ", item, value);
-        first = false;
+        json_t *j = !numeric ? json_string(value) : v == (double)(json_int_t)v ? json_integer((json_int_t)v) : json_real(v);
+        json_object_set_new(obj, item, j);
     }
+    return obj;
+}
+
+int cli_print_json(json_t *doc) {
+    int rc = json_dumpf(doc, stdout, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    json_decref(doc);
+    if (rc != 0) return cli_fail("cannot write the JSON output");
+    putchar('\n');
+    return EXIT_OK;
 }

@@ -4,9 +4,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 #include "core/tessera.h"
 
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+/* 130: stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTERRUPTED = 130 };
 
 /* Prints "tessera: error: <message>" and returns the exit code for st. */
 int cli_fail(const char *what);
@@ -25,7 +27,7 @@ typedef struct cli_task {
     const char *backend;        /* NULL: the best present */
     const char *db;             /* NULL: $TESSERA_DB or the default path */
     char shape_buf[128];        /* the parsed shape, normalized */
-    int64_t shape[4];
+    int64_t shape[TESS_SHAPE_MAX];
     int ndim;
 } cli_task;
 
@@ -34,8 +36,13 @@ typedef struct cli_task {
  * returns an exit code (0 = fine). */
 int cli_task_shape(const char *cmd, cli_task *t);
 
-/* Writes a config "a=1,b=zy" as a JSON object's members: "a": 1, "b": "zy". */
-void cli_print_config_json(const char *config);
+/* word when n is 1, else words. */
+const char *cli_plural(long n, const char *word, const char *words);
+
+/* A config "a=1,b=zy" as a JSON object {"a": 1, "b": "zy"} (new reference). */
+json_t *cli_config_json(const char *config);
+/* Prints a JSON document on standard output and releases it; an exit code. */
+int cli_print_json(json_t *doc);
 
 int cmd_tune(int argc, char **argv);
 int cmd_record(int argc, char **argv);
@@ -46,6 +53,8 @@ int cmd_strategies(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
 int tess_cmd_bench(int argc, char **argv);
+int tess_cmd_bench_transfer(int argc, char **argv);
 
 #endif

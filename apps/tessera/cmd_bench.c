@@ -5,12 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core/strategy.h"
-#include "search/bench.h"
-#include "search/search.h"
-
-int tess_cmd_bench(int argc, char **argv);
-int tess_cmd_bench_transfer(int argc, char **argv);
+#include "cli.h"
 
 #define MAX_STRATEGIES 32
 
@@ -25,7 +20,8 @@ static void usage(FILE *f) {
             "cache file, T4 results file or tessera record export; gzip or plain) and reports the\n"
             "median evaluations to get within 5%% and 1%% of the space's optimum, the mean\n"
             "optimum/best-found ratio at 20, 50, 100 and 200 evaluations, and the exact expectation\n"
-            "of uniform random sampling without replacement, (N+1)/(K+1). A tessera record export\n"
+            "of uniform random sampling without replacement, (N+1)/(K+1), and its exact median (vs rnd,\n"
+            "vs med: the median evaluations to 5%% over each). A tessera record export\n"
             "marks the template's default config: every run evaluates it first, as tuning does.\n"
             "\n"
             "  --strategies LIST  comma-separated strategy names (default: all but exhaustive)\n"
@@ -35,7 +31,13 @@ static void usage(FILE *f) {
             "  --seed K           first seed (default 1)\n"
             "  --json             print a JSON list instead of tables\n"
             "  --plot FILE.svg    convergence curves (one file per space: FILE-<space>.svg when\n"
-            "                     several spaces are given)\n");
+            "                     several spaces are given)\n"
+            "\n"
+            "Columns: to 5%%, to 1%%  median evaluations to a config within 5%% (1%%) of the optimum\n"
+            "                       (>N: most runs never got there)\n"
+            "         vs rnd        to 5%% over random sampling's expectation (below 1: better)\n"
+            "         @20 ... @200  mean optimum / best found after that many evaluations (1: found)\n"
+            "         max ms        the strategy's slowest proposal of a batch, in milliseconds\n");
 }
 
 static bool parse_int(const char *text, int lo, int *out) {
@@ -46,28 +48,34 @@ static bool parse_int(const char *text, int lo, int *out) {
     return true;
 }
 
-/* Splits the comma-separated list into strategies; reports unknown names. */
-static int pick_strategies(const char *list, const tess_strategy_ops **out) {
+/* Whether a strategy of that name is registered. */
+static bool known_strategy(const char *name) {
+    tess_strategy_info info;
+    for (int i = 0; tess_strategy_info_at(i, &info) == TESS_OK; i++)
+        if (strcmp(info.name, name) == 0) return true;
+    return false;
+}
+
+/* Splits the comma-separated list (copied into buf) into strategy names;
+ * reports unknown names. Without a list: every strategy but exhaustive. */
+static int pick_strategies(const char *list, char *buf, size_t len, const char **out) {
     int n = 0;
+    tess_strategy_info info;
     if (!list) {
-        for (int i = 0; i < tess_strategy_count() && n < MAX_STRATEGIES; i++)
-            if (strcmp(tess_strategy_at(i)->name, "exhaustive") != 0) out[n++] = tess_strategy_at(i);
+        for (int i = 0; tess_strategy_info_at(i, &info) == TESS_OK && n < MAX_STRATEGIES; i++)
+            if (strcmp(info.name, "exhaustive") != 0) out[n++] = info.name;
         return n;
     }
-    char *copy = strdup(list);
-    if (!copy) return -1;
-    for (char *save = NULL, *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-        const tess_strategy_ops *ops = tess_strategy_find(name);
-        if (!ops) {
+    snprintf(buf, len, "%s", list);
+    for (char *save = NULL, *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        if (!known_strategy(name)) {
             fprintf(stderr, "tessera bench: unknown strategy '%s' (known:", name);
-            for (int i = 0; i < tess_strategy_count(); i++) fprintf(stderr, " %s", tess_strategy_at(i)->name);
+            for (int i = 0; tess_strategy_info_at(i, &info) == TESS_OK; i++) fprintf(stderr, " %s", info.name);
             fprintf(stderr, ")\n");
-            free(copy);
             return -1;
         }
-        if (n < MAX_STRATEGIES) out[n++] = ops;
+        if (n < MAX_STRATEGIES) out[n++] = name;
     }
-    free(copy);
     return n;
 }
 
@@ -76,34 +84,44 @@ static void format_evals(double v, int budget, char *buf, size_t len) {
     else snprintf(buf, len, ">%d", budget);
 }
 
-static void print_space_header(const tess_bench_space *bs, const tess_bench_options *o) {
+static void print_space_header(const tess_recording_info *bs, const tess_bench_options *o) {
     printf("\n%s: %zu configs (%zu ok), optimum %.4g ms, %zu within 5%%, %zu within 1%%\n", bs->name,
-           bs->n, bs->nok, bs->best_ms, bs->within_5pct, bs->within_1pct);
-    printf("random sampling expects %.1f evaluations to 5%%, %.1f to 1%%; %d runs of %d evaluations\n",
-           tess_bench_random_expectation(bs->n, bs->within_5pct),
-           tess_bench_random_expectation(bs->n, bs->within_1pct), o->repeats, o->budget);
-    printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %10s\n", "strategy", "to 5%", "to 1%", "vs rnd",
-           "@20", "@50", "@100", "@200", "max ms");
+           bs->configs, bs->ok, bs->best_ms, bs->within_5pct, bs->within_1pct);
+    printf("random sampling expects %.1f evaluations to 5%% (median %.0f), %.1f to 1%% (median %.0f);"
+           " %d runs of %d evaluations\n",
+           tess_bench_random_expectation(bs->configs, bs->within_5pct),
+           tess_bench_random_median(bs->configs, bs->within_5pct),
+           tess_bench_random_expectation(bs->configs, bs->within_1pct),
+           tess_bench_random_median(bs->configs, bs->within_1pct),
+           o->repeats, o->budget);
+    printf("(vs rnd, vs med: evaluations to 5%% over random sampling's expectation and median; @N: optimum/best\n"
+           " found after N evaluations; max ms: slowest proposal; see tessera bench --help)\n");
+    printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %8s %10s\n", "strategy", "to 5%", "to 1%", "vs rnd",
+           "vs med", "@20", "@50", "@100", "@200", "max ms");
 }
 
 static void print_row(const tess_bench_result *r) {
-    char e5[32], e1[32], ratio[32], at[TESS_BENCH_NBUDGETS][16];
+    char e5[32], e1[32], ratio[32], ratio_median[32], at[TESS_BENCH_NBUDGETS][16];
     format_evals(r->evals_to_5pct_median, r->budget, e5, sizeof e5);
     format_evals(r->evals_to_1pct_median, r->budget, e1, sizeof e1);
-    if (isfinite(r->evals_to_5pct_median))
+    /* against random's expectation and against its median (the fairer of the two) */
+    if (isfinite(r->evals_to_5pct_median)) {
         snprintf(ratio, sizeof ratio, "%.2f", r->evals_to_5pct_median / r->random_expected_5pct);
-    else
+        snprintf(ratio_median, sizeof ratio_median, "%.2f", r->evals_to_5pct_median / r->random_median_5pct);
+    } else {
         snprintf(ratio, sizeof ratio, "-");
+        snprintf(ratio_median, sizeof ratio_median, "-");
+    }
     for (int b = 0; b < TESS_BENCH_NBUDGETS; b++) {
         if (isnan(r->score_at[b])) snprintf(at[b], sizeof at[b], "-");
         else snprintf(at[b], sizeof at[b], "%.3f", r->score_at[b]);
     }
-    printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %10.2f\n", r->strategy, e5, e1, ratio, at[0], at[1],
-           at[2], at[3], r->propose_ms_max);
+    printf("  %-12s %10s %10s %8s %8s %8s %8s %8s %8s %10.2f\n", r->strategy, e5, e1, ratio, ratio_median,
+           at[0], at[1], at[2], at[3], r->propose_ms_max);
     fflush(stdout);
 }
 
-static json_t *result_json(const tess_bench_result *r, const tess_bench_space *bs) {
+static json_t *result_json(const tess_bench_result *r, const tess_recording_info *bs) {
     json_t *score = json_object();
     for (int b = 0; b < TESS_BENCH_NBUDGETS; b++) {
         char key[16];
@@ -113,7 +131,7 @@ static json_t *result_json(const tess_bench_result *r, const tess_bench_space *b
     json_t *o = json_object();
     json_object_set_new(o, "space", json_string(r->space));
     json_object_set_new(o, "strategy", json_string(r->strategy));
-    json_object_set_new(o, "configs", json_integer((json_int_t)bs->n));
+    json_object_set_new(o, "configs", json_integer((json_int_t)bs->configs));
     json_object_set_new(o, "optimum_ms", json_real(bs->best_ms));
     json_object_set_new(o, "runs", json_integer(r->runs));
     json_object_set_new(o, "budget", json_integer(r->budget));
@@ -126,12 +144,14 @@ static json_t *result_json(const tess_bench_result *r, const tess_bench_space *b
     json_object_set_new(o, "reached_1pct", json_integer(r->reached_1pct));
     json_object_set_new(o, "random_expected_5pct", json_real(r->random_expected_5pct));
     json_object_set_new(o, "random_expected_1pct", json_real(r->random_expected_1pct));
+    json_object_set_new(o, "random_median_5pct", json_real(r->random_median_5pct));
+    json_object_set_new(o, "random_median_1pct", json_real(r->random_median_1pct));
     json_object_set_new(o, "score_at", score);
     json_object_set_new(o, "propose_ms_max", json_real(r->propose_ms_max));
     return o;
 }
 
-static int plot_space(const char *plot, int nspaces, const tess_bench_space *bs,
+static int plot_space(const char *plot, int nspaces, const tess_recording_info *bs,
                       const tess_bench_result *results, int n) {
     char path[1024], title[256];
     if (nspaces == 1) {
@@ -141,7 +161,7 @@ static int plot_space(const char *plot, int nspaces, const tess_bench_space *bs,
         int stem = dot ? (int)(dot - plot) : (int)strlen(plot);
         snprintf(path, sizeof path, "%.*s-%s%s", stem, plot, bs->name, dot ? dot : ".svg");
     }
-    snprintf(title, sizeof title, "%s: %zu configs, mean optimum/best over %d runs", bs->name, bs->n,
+    snprintf(title, sizeof title, "%s: %zu configs, mean optimum/best over %d runs", bs->name, bs->configs,
              results[0].runs);
     if (tess_bench_write_svg(path, title, results, n) != TESS_OK) {
         fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
@@ -195,8 +215,9 @@ static int bench_search(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    const tess_strategy_ops *strategies[MAX_STRATEGIES];
-    int nstrategies = pick_strategies(list, strategies);
+    const char *strategies[MAX_STRATEGIES];
+    char names[1024];
+    int nstrategies = pick_strategies(list, names, sizeof names, strategies);
     if (nstrategies < 0) return 2;
     if (nstrategies == 0) {
         fprintf(stderr, "tessera bench search: no strategy to run\n");
@@ -206,17 +227,19 @@ static int bench_search(int argc, char **argv) {
     int rc = 0;
     json_t *all = json ? json_array() : NULL;
     for (int s = 0; s < nspaces && rc == 0; s++) {
-        tess_bench_space bs;
-        if (tess_bench_space_open(spaces[s], &bs) != TESS_OK) {
+        tess_recording *rec;
+        if (tess_recording_open(spaces[s], &rec) != TESS_OK) {
             fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
             rc = 1;
             break;
         }
+        tess_recording_info bs;
+        tess_recording_info_get(rec, &bs);
         if (!json) print_space_header(&bs, &o);
         tess_bench_result results[MAX_STRATEGIES];
         int done = 0;
         for (int k = 0; k < nstrategies; k++) {
-            if (tess_bench_strategy(strategies[k], &bs, &o, &results[done]) != TESS_OK) {
+            if (tess_bench_recording(rec, strategies[k], &o, &results[done]) != TESS_OK) {
                 fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
                 rc = 1;
                 break;
@@ -227,7 +250,7 @@ static int bench_search(int argc, char **argv) {
         }
         if (rc == 0 && plot) rc = plot_space(plot, nspaces, &bs, results, done);
         for (int k = 0; k < done; k++) tess_bench_result_free(&results[k]);
-        tess_bench_space_close(&bs);
+        tess_recording_close(rec);
     }
     if (json) {
         if (rc == 0) {
@@ -241,7 +264,7 @@ static int bench_search(int argc, char **argv) {
 }
 
 int tess_cmd_bench(int argc, char **argv) {
-    if (tess_search_register() != TESS_OK) {
+    if (tess_init() != TESS_OK) {
         fprintf(stderr, "tessera bench: %s\n", tess_errmsg());
         return 1;
     }

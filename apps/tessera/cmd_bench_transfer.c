@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "transfer/transfer_bench.h"
 
 static void help(void) {
     printf("usage: tessera bench transfer SOURCE TARGET [--strategy S] [--budget N] [--repeats R] [--top K]\n\n"

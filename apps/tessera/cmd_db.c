@@ -4,11 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
-#include "core/error.h"
-#include "core/records.h"
-#include "transfer/library.h"
-#include "transfer/request.h"
 
 static void help(void) {
     printf("usage: tessera db export [-o FILE] [--task KEY] [--device KEY] [--db PATH]\n"
@@ -22,35 +19,10 @@ static void help(void) {
            "import  merges a JSON-lines file or a kernel library; results already present are\n"
            "        skipped. A library's entries belong to its device: on the same hardware they\n"
            "        are exact hits, elsewhere priors for warm starts\n"
-           "list    one line per task and device: evaluations, best time and config\n");
-}
-
-/* Device keys in the records that contain `text` (an exact key wins). */
-typedef struct device_match {
-    const char *text;
-    char key[TESS_KEY_MAX];
-    int matches;
-    bool exact;
-} device_match;
-
-static int match_device(const tess_task_summary *s, void *user) {
-    device_match *m = user;
-    if (m->exact || !strstr(s->device_key, m->text) || strcmp(s->device_key, m->key) == 0) return 0;
-    m->exact = strcmp(s->device_key, m->text) == 0;
-    if (m->exact) m->matches = 0;
-    snprintf(m->key, sizeof m->key, "%s", s->device_key);
-    m->matches++;
-    return 0;
-}
-
-static tess_status resolve_device(tess_records *r, const char *text, char *key, size_t len) {
-    device_match m = {.text = text};
-    tess_status st = tess_records_list(r, match_device, &m);
-    if (st) return st;
-    if (m.matches == 0) return tess_error(TESS_ERR_NOTFOUND, "no device in the records matches '%s'", text);
-    if (m.matches > 1) return tess_error(TESS_ERR_ARG, "'%s' matches several devices; give more of the key", text);
-    snprintf(key, len, "%s", m.key);
-    return TESS_OK;
+           "list    one line per task and device: evaluations, best time and config\n\n"
+           "--device KEY: the device's key as db list shows it, or any unique part of it.\n"
+           "list and export only read: they never create a database, and they read one that\n"
+           "is read-only (an installed kernel library, say) or that a tuner is writing.\n");
 }
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -58,14 +30,40 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-static int print_summary(const tess_task_summary *s, void *user) {
+static int print_task(const tess_db_task *t, void *user) {
     (void)user;
-    if (isfinite(s->best_ms) && s->ok)
-        printf("%-32s %-40s %6d %6d %12.4g  %s\n", s->task_key, s->device_key, s->evaluations, s->ok,
-               s->best_ms, s->best_config);
+    if (isfinite(t->best_ms) && t->ok)
+        printf("%-32s %-40s %6d %6d %12.4g  %s\n", t->task, t->device, t->evaluations, t->ok, t->best_ms,
+               t->best_config);
     else
-        printf("%-32s %-40s %6d %6d %12s\n", s->task_key, s->device_key, s->evaluations, s->ok, "-");
+        printf("%-32s %-40s %6d %6d %12s\n", t->task, t->device, t->evaluations, t->ok, "-");
     return 0;
+}
+
+/* Exports the records (or, with library, the device's kernel library) to
+ * output, else standard output; a file left unfinished is removed. An exit code. */
+static int export_to(tess_context *ctx, const char *output, const char *task, const char *device_key,
+                     bool library) {
+    FILE *out = output ? fopen(output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "tessera: error: cannot write %s: %s\n", output, strerror(errno));
+        return EXIT_FAIL;
+    }
+    int count = 0;
+    tess_status st = library ? tess_db_export_library(ctx, device_key, out, &count)
+                             : tess_db_export(ctx, out, task, device_key, &count);
+    bool write_failed = output ? fclose(out) != 0 : fflush(out) != 0;
+    if (output && (st || write_failed)) unlink(output);
+    if (st) return cli_fail_status(st);
+    if (write_failed) {
+        fprintf(stderr, "tessera: error: cannot write %s\n", output ? output : "standard output");
+        return EXIT_FAIL;
+    }
+    if (library)
+        fprintf(stderr, "exported a library of %d kernels for %s to %s\n", count, device_key, output);
+    else if (output)
+        fprintf(stderr, "exported %d results to %s\n", count, output);
+    return EXIT_OK;
 }
 
 int cmd_db(int argc, char **argv) {
@@ -97,50 +95,34 @@ int cmd_db(int argc, char **argv) {
     if (is_import ? nargs != 1 : nargs != 0)
         return cli_usage_error("db", is_import ? "import takes one file" : "unexpected argument '%s'",
                                argv[argc - 1]);
+    bool is_export = strcmp(action, "export") == 0, library = output && ends_with(output, ".json");
+    if (!is_export && (output || task || device))
+        return cli_usage_error("db", "%s belongs to db export", output ? "--output" : task ? "--task" : "--device");
+    if (library && !device) return cli_usage_error("db", "a kernel library is per device: add --device KEY");
+    if (library && task) return cli_usage_error("db", "a kernel library holds every task of its device: drop --task");
+    const char *path = argv[argc - 1];
+    if (is_import && access(path, R_OK) != 0) {   /* before the database is made */
+        fprintf(stderr, "tessera: error: cannot open %s: %s\n", path, strerror(errno));
+        return EXIT_FAIL;
+    }
+    /* list and export only read: the database is opened read-only and never created */
     tess_context *ctx;
-    tess_status st = tess_open(&ctx, db);
+    tess_status st = is_import ? tess_open(&ctx, db) : tess_open_readonly(&ctx, db);
     if (st) return cli_fail_status(st);
-    tess_records *r = tess_context_records(ctx);
-    int count = 0;
+    int rc = EXIT_OK;
+    char key[TESS_KEY_LEN];
     if (strcmp(action, "list") == 0) {
         printf("%-32s %-40s %6s %6s %12s  %s\n", "task", "device", "evals", "ok", "best ms", "best config");
-        st = tess_records_list(r, print_summary, NULL);
+        st = tess_db_list(ctx, print_task, NULL);
     } else if (is_import) {
-        const char *path = argv[argc - 1];
-        FILE *in = fopen(path, "r");
-        if (!in) {
-            st = tess_error(TESS_ERR_IO, "cannot open %s: %s", path, strerror(errno));
-        } else {
-            char head[4096] = "";
-            size_t got = fread(head, 1, sizeof head - 1, in);
-            head[got] = '\0';
-            rewind(in);
-            st = tess_library_detect(head) ? tess_library_import(r, in, path, &count)
-                                           : tess_records_import_jsonl(r, in, path, &count);
-            fclose(in);
-            if (!st) fprintf(stderr, "imported %d results from %s\n", count, path);
-        }
-    } else if (output && ends_with(output, ".json")) {
-        char key[TESS_KEY_MAX];
-        st = device ? resolve_device(r, device, key, sizeof key)
-                    : tess_error(TESS_ERR_ARG, "a kernel library is per device: add --device KEY");
-        FILE *out = st ? NULL : fopen(output, "w");
-        if (!st && !out) st = tess_error(TESS_ERR_IO, "cannot write %s: %s", output, strerror(errno));
-        if (out) {
-            st = tess_library_export(r, key, out, &count);
-            if (fclose(out) != 0 && !st) st = tess_error(TESS_ERR_IO, "cannot write %s", output);
-            if (!st) fprintf(stderr, "exported a library of %d kernels for %s to %s\n", count, key, output);
-        }
+        int count = 0;
+        st = tess_db_import(ctx, path, &count);
+        if (!st) fprintf(stderr, "imported %d results from %s\n", count, path);
     } else {
-        FILE *out = output ? fopen(output, "w") : stdout;
-        if (!out) {
-            st = tess_error(TESS_ERR_IO, "cannot write %s: %s", output, strerror(errno));
-        } else {
-            st = tess_records_export_jsonl(r, out, task, device, &count);
-            if (output && fclose(out) != 0 && !st) st = tess_error(TESS_ERR_IO, "cannot write %s", output);
-            if (!st && output) fprintf(stderr, "exported %d results to %s\n", count, output);
-        }
+        if (device) st = tess_db_find_device(ctx, device, key, sizeof key);
+        if (!st) rc = export_to(ctx, output, task, device ? key : NULL, library);
     }
+    if (st) rc = cli_fail_status(st);
     tess_close(ctx);
-    return st ? cli_fail_status(st) : EXIT_OK;
+    return rc;
 }

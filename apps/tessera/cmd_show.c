@@ -4,24 +4,43 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
-#include "core/error.h"
-#include "core/records.h"
-#include "transfer/request.h"
 
 static void help(void) {
-    printf("usage: tessera show OP [--shape ZxYxX] [--dtype T] [--backend B] [--config TEXT] [--db PATH]\n\n"
+    printf("usage: tessera show OP [--shape ZxYxX] [--dtype T] [--backend B] [--config TEXT]\n"
+           "                       [--arch sm_XX] [--db PATH]\n\n"
            "Prints the config tessera would run for the task (the best recorded on this device,\n"
            "else the template's default, or the one given with --config \"name=value,...\")\n"
-           "and the exact generated source for it.\n");
+           "and the exact generated source for it. The records are only read: a missing\n"
+           "database is not created.\n\n"
+           "  --arch sm_XX  CUDA code for a typical GPU of that architecture (sm_70, sm_75,\n"
+           "                sm_80, sm_86, sm_89, sm_90), compiled with NVRTC to check it: no\n"
+           "                GPU is needed\n");
+}
+
+static void print_source(const tess_source *src) {
+    printf("// task    %s\n// device  %s\n// config  %s (%s)\n", src->task, src->device, src->config,
+           src->origin);
+    for (int i = 0; i < src->nlaunches; i++) {
+        if (strcmp(src->backend, "cuda") == 0)
+            printf("// launch  %s grid (%u,%u,%u) block (%u,%u,%u) shared %u bytes\n", src->launch[i].entry,
+                   src->launch[i].grid[0], src->launch[i].grid[1], src->launch[i].grid[2],
+                   src->launch[i].block[0], src->launch[i].block[1], src->launch[i].block[2],
+                   src->launch[i].shared_bytes);
+        else
+            printf("// entry   %s\n", src->launch[i].entry);
+    }
+    if (src->options[0]) printf("// options %s\n", src->options);
+    printf("\n%s", src->code);
 }
 
 int cmd_show(int argc, char **argv) {
     static const struct option options[] = {
         {"shape", required_argument, 0, 's'}, {"dtype", required_argument, 0, 't'},
         {"backend", required_argument, 0, 'b'}, {"config", required_argument, 0, 'c'},
-        {"db", required_argument, 0, 'd'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"arch", required_argument, 0, 'a'}, {"db", required_argument, 0, 'd'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_task t = {0};
-    const char *config_text = NULL;
+    tess_source_options so = {0};
     optind = 1;
     opterr = 0;
     int c;
@@ -30,7 +49,8 @@ int cmd_show(int argc, char **argv) {
         case 's': t.shape_text = optarg; break;
         case 't': t.dtype = optarg; break;
         case 'b': t.backend = optarg; break;
-        case 'c': config_text = optarg; break;
+        case 'c': so.config = optarg; break;
+        case 'a': so.arch = optarg; break;
         case 'd': t.db = optarg; break;
         case 'h': help(); return EXIT_OK;
         case ':': return cli_usage_error("show", "option %s needs a value", argv[optind - 1]);
@@ -42,50 +62,27 @@ int cmd_show(int argc, char **argv) {
     t.op = argv[optind];
     int rc = cli_task_shape("show", &t);
     if (rc) return rc;
-    tess_context *ctx;
-    tess_status st = tess_open(&ctx, t.db);
-    if (st) return cli_fail_status(st);
-    tess_request s;
-    tess_space *space = NULL;
-    tess_kernel_source src = {0};
-    tess_config cfg;
-    char origin[64] = "the template's default";
-    st = tess_request_resolve(t.op, t.shape, t.ndim, t.dtype, t.backend, &s);
-    if (!st) st = tess_op_space(s.op, &s.task, &s.device, &space);
-    if (!st && config_text) {
-        st = tess_config_parse(space, config_text, &cfg);
-        if (!st && !tess_space_valid(space, &cfg))
-            st = tess_error(TESS_ERR_ARG, "config violates %s", tess_space_violation(space, &cfg));
-        snprintf(origin, sizeof origin, "given with --config");
-    } else if (!st) {
-        tess_record_row best;
-        tess_status found = tess_records_best(tess_context_records(ctx), s.task_key, s.device_key, &best);
-        if (found == TESS_OK && tess_config_parse(space, best.config, &cfg) == TESS_OK)
-            snprintf(origin, sizeof origin, "best recorded, %.4g ms", best.time_ms);
-        else if (found == TESS_OK || found == TESS_ERR_NOTFOUND)
-            tess_space_default(space, &cfg);
-        else
-            st = found;
-    }
-    if (!st) st = tess_op_emit(s.op, &s.task, &s.device, space, &cfg, &src);
-    if (!st) {
-        char text[1024];
-        tess_config_format(space, &cfg, text, sizeof text);
-        printf("// task    %s\n// device  %s\n// config  %s (%s)\n", s.task_key, s.device_key, text, origin);
-        for (int i = 0; i < src.nlaunches; i++) {
-            const tess_launch *l = &src.launch[i];
-            if (strcmp(s.be->name, "cuda") == 0)
-                printf("// launch  %s grid (%u,%u,%u) block (%u,%u,%u) shared %u bytes\n", l->entry,
-                       l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-                       l->shared_bytes);
-            else
-                printf("// entry   %s\n", l->entry);
-        }
-        if (src.options[0]) printf("// options %s\n", src.options);
-        printf("\n%s", src.code);
-    }
-    tess_kernel_source_free(&src);
-    tess_space_destroy(space);
+    so.compile = so.arch != NULL;
+    /* Only reads the records; without a database the default config is shown. */
+    tess_context *ctx = NULL;
+    tess_status st = tess_open_readonly(&ctx, t.db);
+    if (st && st != TESS_ERR_NOTFOUND) return cli_fail_status(st);
+    tess_source src;
+    st = tess_source_get(ctx, t.op, t.shape, t.ndim, t.dtype, t.backend, &so, &src);
     tess_close(ctx);
-    return st ? cli_fail_status(st) : EXIT_OK;
+    if (st) {
+        rc = cli_fail_status(st);
+        if (st == TESS_ERR_UNAVAILABLE && !so.arch && t.backend && strcmp(t.backend, "cuda") == 0)
+            fprintf(stderr, "tessera show: --arch sm_XX shows the CUDA code for a typical GPU without one\n");
+        return rc;
+    }
+    print_source(&src);
+    if (so.compile && src.compiled)
+        printf("\n// compiled for %s with NVRTC\n", so.arch);
+    else if (so.compile)
+        fprintf(stderr, "tessera: error: the source does not compile for %s:\n%s\n", so.arch,
+                src.compile_log ? src.compile_log : "");
+    rc = so.compile && !src.compiled ? EXIT_FAIL : EXIT_OK;
+    tess_source_free(&src);
+    return rc;
 }

@@ -1,15 +1,26 @@
-/* cmd_tune.c - `tessera tune OP`: tune, record, print a table or JSON. */
+/* cmd_tune.c - `tessera tune OP` and `tessera record OP`: tune, record,
+ * print a table or JSON; Ctrl-C stops after the candidates in flight. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
-#include "core/error.h"
-#include "core/records.h"
-#include "core/strategy.h"
-#include "core/types.h"
-#include "transfer/request.h"
+
+/* An interquartile spread above this fraction of the median makes a time
+ * noisy: a speedup or bandwidth from it is shown with a warning. */
+#define NOISY_SPREAD 0.10
+/* A speedup within the spread (at least this) is no speedup. */
+#define MIN_NOISE 0.02
+
+static const char *default_strategy(void) {
+    tess_strategy_info si;
+    for (int i = 0; tess_strategy_info_at(i, &si) == TESS_OK; i++)
+        if (si.is_default) return si.name;
+    return "none";
+}
 
 static void help(void) {
     printf("usage: tessera tune OP [--shape ZxYxX] [--dtype f32|f64|bf16|f16] [--backend cpu|cuda]\n"
@@ -40,8 +51,12 @@ static void help(void) {
            "               random and typical inputs (operators with an error_budget attribute)\n"
            "  --db         records database (default $TESSERA_DB or\n"
            "               $XDG_DATA_HOME/tessera/records.db)\n"
-           "  --json       print one JSON object instead of the table\n",
-           "the default strategy");
+           "  --json       print one JSON object instead of the table\n\n"
+           "Ctrl-C stops the search after the candidates in flight (again: at once); their\n"
+           "results are recorded, the run ends as \"interrupted\" and the summary covers what\n"
+           "was measured (exit status 130). Times with a large spread, and bandwidths of a\n"
+           "working set that fits in the last-level cache, are marked as such.\n",
+           default_strategy());
 }
 
 /* A progress line on a terminal, nothing otherwise. */
@@ -54,60 +69,139 @@ static void progress(int done, int budget, double best_ms, double elapsed_s, voi
     fflush(stderr);
 }
 
-static void print_json(const cli_task *t, const char *strategy, const tess_tune_report *r,
-                       const char *db_path) {
-    static const char *const names[] = {"ok", "compile_error", "runtime_error", "wrong_result",
-                                        "timeout", "invalid"};
-    printf("{\"op\": \"%s\", \"shape\": \"%s\", \"dtype\": \"%s\", \"device\": \"%s\", "
-           "\"strategy\": \"%s\", \"db\": \"%s\",\n",
-           t->op, t->shape_text, t->dtype ? t->dtype : "f32", r->device, strategy, db_path);
-    if (isfinite(r->best_ms)) {
-        printf(" \"best\": {\"config\": {");
-        cli_print_config_json(r->best_config);
-        printf("}, \"config_text\": \"%s\", \"time_ms\": %.6g, \"gbps\": %.6g, \"gflops\": %.6g},\n",
-               r->best_config, r->best_ms, r->best_gbps, r->best_gflops);
-    } else {
-        printf(" \"best\": null,\n");
+static bool fits_in_cache(const tess_tune_report *r) {
+    return r->cache_bytes > 0 && r->working_set_bytes > 0 && r->working_set_bytes <= r->cache_bytes;
+}
+
+/* The larger spread of the two times a speedup compares. */
+static double speedup_noise(const tess_tune_report *r) {
+    double n = r->best_spread > r->default_spread ? r->best_spread : r->default_spread;
+    return isfinite(n) && n > MIN_NOISE ? n : MIN_NOISE;
+}
+
+static json_t *number_or_null(bool known, double v) { return known && isfinite(v) ? json_real(v) : json_null(); }
+
+static int print_json(const cli_task *t, const char *strategy, const tess_tune_report *r, const char *db_path) {
+    bool found = isfinite(r->best_ms), has_default = found && r->default_ms > 0;
+    json_t *doc = json_object();
+    json_object_set_new(doc, "op", json_string(t->op));
+    json_object_set_new(doc, "shape", json_string(t->shape_text));
+    json_object_set_new(doc, "dtype", json_string(t->dtype ? t->dtype : "f32"));
+    json_object_set_new(doc, "device", json_string(r->device));
+    json_object_set_new(doc, "strategy", json_string(strategy));
+    json_object_set_new(doc, "db", json_string(db_path));
+    json_t *best = json_null();
+    if (found) {
+        best = json_object();
+        json_object_set_new(best, "config", cli_config_json(r->best_config));
+        json_object_set_new(best, "config_text", json_string(r->best_config));
+        json_object_set_new(best, "time_ms", json_real(r->best_ms));
+        json_object_set_new(best, "spread", number_or_null(true, r->best_spread));
+        json_object_set_new(best, "gbps", json_real(r->best_gbps));
+        json_object_set_new(best, "gflops", json_real(r->best_gflops));
     }
-    printf(" \"ceiling_gbps\": %.6g, \"ceiling_gflops\": %.6g, \"bound\": \"%s\", \"bound_ms\": %.6g,"
-           " \"fraction_of_ceiling\": %.4f,\n",
-           r->ceiling_gbps, r->ceiling_gflops, r->bound, r->bound_ms, r->fraction_of_ceiling);
-    printf(" \"default_ms\": %.6g, \"speedup_over_default\": %.4f,\n", r->default_ms,
-           r->default_ms > 0 && isfinite(r->best_ms) ? r->default_ms / r->best_ms : 0);
-    printf(" \"evaluations\": %d, \"elapsed_s\": %.3f, \"statuses\": {", r->evaluations, r->elapsed_s);
-    for (int i = 0; i < 6; i++) printf("%s\"%s\": %d", i ? ", " : "", names[i], r->status_counts[i]);
-    printf("}, \"stop_reason\": \"%s\", \"warm_configs\": %d, \"transfer_from\": \"%s\"}\n",
-           r->stop_reason, r->warm_configs, r->transfer_from);
+    json_object_set_new(doc, "best", best);
+    json_object_set_new(doc, "ceiling_gbps", json_real(r->ceiling_gbps));
+    json_object_set_new(doc, "ceiling_gflops", json_real(r->ceiling_gflops));
+    json_object_set_new(doc, "bound", json_string(r->bound));
+    json_object_set_new(doc, "bound_ms", json_real(r->bound_ms));
+    json_object_set_new(doc, "fraction_of_ceiling", number_or_null(r->fraction_of_ceiling > 0, r->fraction_of_ceiling));
+    json_object_set_new(doc, "working_set_bytes", json_integer((json_int_t)r->working_set_bytes));
+    json_object_set_new(doc, "cache_bytes", json_integer((json_int_t)r->cache_bytes));
+    json_object_set_new(doc, "fits_in_cache", json_boolean(fits_in_cache(r)));
+    json_object_set_new(doc, "default_ms", number_or_null(has_default, r->default_ms));
+    json_object_set_new(doc, "default_spread", number_or_null(has_default, r->default_spread));
+    json_object_set_new(doc, "speedup_over_default", number_or_null(has_default, r->default_ms / r->best_ms));
+    json_object_set_new(doc, "noisy", json_boolean(found && speedup_noise(r) > NOISY_SPREAD));
+    json_object_set_new(doc, "evaluations", json_integer(r->evaluations));
+    json_object_set_new(doc, "elapsed_s", json_real(r->elapsed_s));
+    json_t *statuses = json_object();
+    for (int i = 0; tess_outcome_label(i); i++)
+        json_object_set_new(statuses, tess_outcome_label(i), json_integer(r->status_counts[i]));
+    json_object_set_new(doc, "statuses", statuses);
+    json_object_set_new(doc, "stop_reason", json_string(r->stop_reason));
+    json_object_set_new(doc, "warm_configs", json_integer(r->warm_configs));
+    json_object_set_new(doc, "transfer_from", json_string(r->transfer_from));
+    return cli_print_json(doc);
+}
+
+static void print_size(double bytes, char *buf, size_t len) {
+    if (bytes >= 1 << 30) snprintf(buf, len, "%.1f GiB", bytes / (1 << 30));
+    else if (bytes >= 1 << 20) snprintf(buf, len, "%.1f MiB", bytes / (1 << 20));
+    else snprintf(buf, len, "%.0f KiB", bytes / 1024);
 }
 
 static void print_table(const cli_task *t, const char *strategy, const tess_tune_report *r,
                         const char *db_path) {
-    static const char *const names[] = {"ok", "compile_error", "runtime_error", "wrong_result",
-                                        "timeout", "invalid"};
     printf("tessera tune %s %s %s\n", t->op, t->dtype ? t->dtype : "f32", t->shape_text);
     printf("  device        %s\n", r->device);
-    printf("  search        %s, %d evaluations in %.1f s (", strategy, r->evaluations, r->elapsed_s);
+    printf("  search        %s, %d %s in %.1f s (", strategy, r->evaluations,
+           cli_plural(r->evaluations, "evaluation", "evaluations"), r->elapsed_s);
     bool first = true;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; tess_outcome_label(i); i++)
         if (r->status_counts[i]) {
-            printf("%s%d %s", first ? "" : ", ", r->status_counts[i], names[i]);
+            printf("%s%d %s", first ? "" : ", ", r->status_counts[i], tess_outcome_label(i));
             first = false;
         }
     printf("); %s\n", r->stop_reason);
     printf("  records       %s\n", db_path);
-    if (r->warm_configs) printf("  warm start    %d configs from %s\n", r->warm_configs, r->transfer_from);
+    if (r->warm_configs)
+        printf("  warm start    %d %s from %s\n", r->warm_configs, cli_plural(r->warm_configs, "config", "configs"),
+               r->transfer_from);
     if (!isfinite(r->best_ms)) {
         printf("  no candidate ran correctly\n");
         return;
     }
+    char set[32], cache[32];
+    print_size(r->working_set_bytes, set, sizeof set);
+    print_size(r->cache_bytes, cache, sizeof cache);
+    bool fits = fits_in_cache(r);
     printf("  best config   %s\n", r->best_config);
-    printf("  time          %.4g ms (median)\n", r->best_ms);
+    printf("  time          %.4g ms (median, spread %.0f%%%s)\n", r->best_ms, 100 * r->best_spread,
+           r->best_spread > NOISY_SPREAD ? ": noisy, the time may be off" : "");
     printf("  achieved      %.2f GB/s, %.2f GFLOP/s\n", r->best_gbps, r->best_gflops);
-    if (r->bound[0])
-        printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms\n",
-               100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms);
-    if (r->default_ms > 0)
-        printf("  default       %.4g ms: tuned is %.2fx faster\n", r->default_ms, r->default_ms / r->best_ms);
+    if (r->bound[0] && fits)
+        printf("  ceiling       the %s (calibrated) bounds this task at %.4g ms, but its working set\n"
+               "                (%s) fits in the %s of cache, so it runs from the cache: no fraction of it\n",
+               r->bound, r->bound_ms, set, cache);
+    else if (r->bound[0])
+        printf("  ceiling       %.1f%% of the %s (calibrated), which bounds this task at %.4g ms%s\n",
+               100.0 * r->fraction_of_ceiling, r->bound, r->bound_ms,
+               r->fraction_of_ceiling > 1.05 ? "\n                above it: a task that mostly reads can pass the copy bandwidth; otherwise the\n"
+                                               "                ceiling was calibrated on a busy host (`tessera calibrate` on a quiet one)" : "");
+    if (r->default_ms <= 0) return;
+    double speedup = r->default_ms / r->best_ms, noise = speedup_noise(r);
+    printf("  default       %.4g ms: ", r->default_ms);
+    if (speedup <= 1 + noise)
+        printf("tuned is no faster (within the timing spread of %.0f%%)\n", 100 * noise);
+    else if (noise > NOISY_SPREAD || fits)
+        printf("tuned is %.2fx faster, but %s\n", speedup,
+               noise > NOISY_SPREAD ? "the timings are noisy: measure again before trusting it"
+                                    : "timed with the working set in cache");
+    else
+        printf("tuned is %.2fx faster\n", speedup);
+}
+
+/* Ctrl-C: the search stops after the candidates in flight; a second one
+ * ends the process (the handler is installed for one signal only). */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+    static const char note[] = "\ntessera: stopping after the candidates in flight (Ctrl-C again to quit now)\n";
+    ssize_t w = write(STDERR_FILENO, note, sizeof note - 1);
+    (void)w;
+}
+
+static void catch_interrupt(tess_tune_options *opt) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    opt->cancel = &interrupted;
 }
 
 /* Options of tune and record. */
@@ -192,27 +286,28 @@ int cmd_tune(int argc, char **argv) {
     if (a.output) return cli_usage_error("tune", "--output belongs to tessera record");
     cli_task t = a.t;
     tess_tune_options opt = a.opt;
-    bool json = a.json;
     if (opt.budget == 0 && opt.seconds == 0 && opt.window == 0) opt.budget = 30;
-    if (!json && isatty(2)) opt.progress = progress;
+    if (!a.json && isatty(2)) opt.progress = progress;
     tess_context *ctx;
     tess_status st = tess_open(&ctx, t.db);
     if (st) return cli_fail_status(st);
+    catch_interrupt(&opt);
     tess_tune_report report;
     st = tess_tune(ctx, t.op, t.shape, t.ndim, t.dtype, t.backend, &opt, &report);
+    signal(SIGINT, SIG_DFL);
     if (opt.progress) fprintf(stderr, "\n");
     if (st) {
         tess_close(ctx);
         return cli_fail_status(st);
     }
-    char db_path[4096];
-    snprintf(db_path, sizeof db_path, "%s", tess_records_path(tess_context_records(ctx)));
-    const char *strategy = opt.strategy ? opt.strategy : tess_strategy_default_name();
-    if (json)
-        print_json(&t, strategy, &report, db_path);
+    const char *strategy = opt.strategy ? opt.strategy : default_strategy();
+    if (a.json)
+        rc = print_json(&t, strategy, &report, tess_db_path(ctx));
     else
-        print_table(&t, strategy, &report, db_path);
+        print_table(&t, strategy, &report, tess_db_path(ctx));
     tess_close(ctx);
+    if (rc) return rc;
+    if (interrupted) return EXIT_INTERRUPTED;
     return isfinite(report.best_ms) ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -236,26 +331,38 @@ int cmd_record(int argc, char **argv) {
     int rc = parse_args("record", argc, argv, &a, record_help);
     if (rc) return rc < 0 ? EXIT_OK : rc;
     if (!a.output) return cli_usage_error("record", "missing --output FILE.jsonl");
+    if (a.json) return cli_usage_error("record", "--json belongs to tessera tune");
     if (a.opt.error_budget > 0) return cli_usage_error("record", "--error-budget belongs to tessera tune");
     if (!a.json && isatty(2)) a.opt.progress = progress;
     tess_context *ctx;
     tess_status st = tess_open(&ctx, a.t.db);
     if (st) return cli_fail_status(st);
+    catch_interrupt(&a.opt);
     tess_tune_report report;
     st = tess_tune(ctx, a.t.op, a.t.shape, a.t.ndim, a.t.dtype, a.t.backend, &a.opt, &report);
+    signal(SIGINT, SIG_DFL);
     if (a.opt.progress) fprintf(stderr, "\n");
     FILE *out = NULL;
     int count = 0;
-    if (!st && !(out = fopen(a.output, "w"))) st = tess_error(TESS_ERR_IO, "cannot write %s", a.output);
+    if (!st && !(out = fopen(a.output, "w"))) {
+        fprintf(stderr, "tessera: error: cannot write %s: %s\n", a.output, strerror(errno));
+        tess_close(ctx);
+        return EXIT_FAIL;
+    }
     if (!st) {
-        char task_key[256];
+        char task_key[TESS_KEY_LEN];
         snprintf(task_key, sizeof task_key, "%s:%s:%s", a.t.op, a.t.dtype ? a.t.dtype : "f32", a.t.shape_text);
-        st = tess_records_export_jsonl(tess_context_records(ctx), out, task_key, report.device, &count);
-        if (fclose(out) != 0 && !st) st = tess_error(TESS_ERR_IO, "cannot write %s", a.output);
+        st = tess_db_export(ctx, out, task_key, report.device, &count);
+        if (fclose(out) != 0 && !st) {
+            fprintf(stderr, "tessera: error: cannot write %s\n", a.output);
+            tess_close(ctx);
+            return EXIT_FAIL;
+        }
     }
     tess_close(ctx);
     if (st) return cli_fail_status(st);
-    printf("recorded %d evaluations of %s %s on %s (%s); %d results exported to %s\n", report.evaluations,
-           a.t.op, a.t.shape_text, report.device, report.stop_reason, count, a.output);
-    return EXIT_OK;
+    printf("recorded %d %s of %s %s on %s (%s); %d results exported to %s\n", report.evaluations,
+           cli_plural(report.evaluations, "evaluation", "evaluations"), a.t.op, a.t.shape_text, report.device,
+           report.stop_reason, count, a.output);
+    return interrupted ? EXIT_INTERRUPTED : EXIT_OK;
 }

@@ -19,6 +19,7 @@ static const command commands[] = {
     {"devices", cmd_devices, "list the backends' devices and their calibrated ceilings"},
     {"calibrate", cmd_calibrate, "measure and store a device's copy bandwidth and FMA rate"},
     {"db", cmd_db, "export, import or list the records database"},
+    {"cache", cmd_cache, "the compiled-kernel cache: its size, and cleaning it"},
     {"bench", tess_cmd_bench, "benchmarks of tessera itself (bench search: strategies on recorded spaces)"},
 };
 
@@ -31,7 +32,7 @@ static void usage(FILE *f) {
             "the directories of $TESSERA_STENCIL_PATH (separated by ':').\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nexit status: 0 success, 1 failure, 2 usage error\n");
+    fprintf(f, "\nexit status: 0 success, 1 failure, 2 usage error, 130 tune or record stopped by Ctrl-C\n");
 }
 
 int main(int argc, char **argv) {

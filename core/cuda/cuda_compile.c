@@ -9,9 +9,11 @@
  * options. Cubins are kept under tess_cache_dir()/cuda, named by a hash of
  * the source, the options, the NVRTC version and the architecture.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cuda_internal.h"
 #include "error.h"
 #include "fsutil.h"
@@ -126,6 +128,7 @@ static bool cache_read(const char *path, tess_blob *bin) {
     if (tess_read_file(path, &cached, &size) == TESS_OK && size > 0) {
         bin->data = cached;
         bin->size = size;
+        utimensat(AT_FDCWD, path, NULL, 0);   /* its last use, for tess_cache_clean */
         return true;
     }
     free(cached);

@@ -90,16 +90,50 @@ def extent_names(op, shape):
     return tuple(_lib.text(n.value) for n in names)
 
 
+def ops():
+    """The operators tessera knows, in registration order: a list of dicts
+    (name, family, summary, default_shape, backends, extents, attrs)."""
+    out = []
+    info = _lib.OpInfo()
+    while True:
+        st = lib().tess_op_info_at(len(out), ctypes.byref(info))
+        if st == _lib.TESS_ERR_NOTFOUND:
+            return out
+        check(st, "ops()")
+        out.append({"name": _lib.text(info.name), "family": _lib.text(info.family),
+                    "summary": _lib.text(info.summary),
+                    "default_shape": tuple(int(e) for e in _lib.text(info.default_shape).split("x")),
+                    "backends": _lib.text(info.backends).split(","),
+                    "extents": tuple(_lib.text(info.extents).split(",")), "attrs": _lib.text(info.attrs)})
+
+
 class Context:
     """The records database (tess_open): db is its path, None for
-    $TESSERA_DB, else $XDG_DATA_HOME/tessera/records.db. Use it in a with
-    block, or close() it; the kernels of dispatch() go with it."""
+    $TESSERA_DB, else $XDG_DATA_HOME/tessera/records.db, created when
+    missing; readonly opens an existing one for reading only and creates
+    nothing (tess_open_readonly). Use it in a with block, or close() it;
+    the kernels of dispatch() go with it."""
 
-    def __init__(self, db=None):
+    def __init__(self, db=None, readonly=False):
         self._ptr = ctypes.c_void_p()
-        check(lib().tess_open(ctypes.byref(self._ptr), db.encode() if db is not None else None),
+        opener = lib().tess_open_readonly if readonly else lib().tess_open
+        check(opener(ctypes.byref(self._ptr), db.encode() if db is not None else None),
               f"Context({db!r})" if db is not None else "Context()")
-        self.db = db
+        self.db = _lib.text(lib().tess_db_path(self._ptr))
+
+    def records(self):
+        """Every tuned task on every device: a list of dicts (task, device,
+        evaluations, ok, best_ms: None when none ran correctly, best_config)."""
+        out = []
+
+        def one(t, _user):
+            t = t.contents
+            out.append({"task": _lib.text(t.task), "device": _lib.text(t.device), "evaluations": t.evaluations,
+                        "ok": t.ok, "best_ms": t.best_ms if t.ok else None, "best_config": _lib.text(t.best_config)})
+            return 0
+
+        check(lib().tess_db_list(self._handle(), _lib.DB_TASK_FN(one), None), f"records({self.db})")
+        return out
 
     def close(self):
         if self._ptr:
@@ -178,7 +212,7 @@ def _report_dict(r):
         if isinstance(value, bytes):
             value = value.decode()
         d[name] = value
-    d["status_counts"] = dict(zip(_lib.OUTCOMES, r.status_counts))
+    d["status_counts"] = {_lib.text(lib().tess_outcome_label(i)): n for i, n in enumerate(r.status_counts)}
     return d
 
 

@@ -9,17 +9,18 @@ c_int, c_double, c_char_p, c_void_p, c_size_t = ctypes.c_int, ctypes.c_double, c
 c_int64, c_uint64 = ctypes.c_int64, ctypes.c_uint64
 
 TESS_ERR_ARG = 1
-OUTCOMES = ("ok", "compile_error", "runtime_error", "wrong_result", "timeout", "invalid")
 ROLES = ("in", "out", "scratch", "inout")
 ROLE_INPUT, ROLE_OUTPUT, ROLE_SCRATCH, ROLE_INOUT = range(4)
 EXTENT_NAME_MAX = 16
+KEY_LEN = 320
+TESS_ERR_NOTFOUND = 6
 
 
 class TuneOptions(ctypes.Structure):
     _fields_ = [("strategy", c_char_p), ("budget", c_int), ("seconds", c_double), ("seed", c_uint64),
                 ("batch", c_int), ("window", c_int), ("transfer", c_char_p), ("full_timing", c_int),
                 ("fix", c_char_p), ("compile_timeout_s", c_double), ("error_budget", c_double),
-                ("progress", c_void_p), ("progress_user", c_void_p)]
+                ("progress", c_void_p), ("progress_user", c_void_p), ("cancel", c_void_p)]
 
 
 class TuneReport(ctypes.Structure):
@@ -28,7 +29,8 @@ class TuneReport(ctypes.Structure):
                 ("ceiling_gflops", c_double), ("bound", ctypes.c_char * 32), ("bound_ms", c_double),
                 ("fraction_of_ceiling", c_double), ("evaluations", c_int), ("elapsed_s", c_double),
                 ("status_counts", c_int * 6), ("stop_reason", ctypes.c_char * 96), ("device", ctypes.c_char * 320),
-                ("warm_configs", c_int), ("transfer_from", ctypes.c_char * 1024)]
+                ("warm_configs", c_int), ("transfer_from", ctypes.c_char * 1024), ("best_spread", c_double),
+                ("default_spread", c_double), ("working_set_bytes", c_double), ("cache_bytes", c_double)]
 
 
 class DispatchOptions(ctypes.Structure):
@@ -41,13 +43,26 @@ class BufferInfo(ctypes.Structure):
                 ("advanced", c_int), ("lo", c_double), ("hi", c_double)]
 
 
+class OpInfo(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("family", c_char_p), ("summary", c_char_p), ("default_shape", c_char_p),
+                ("backends", ctypes.c_char * 64), ("extents", c_char_p), ("attrs", ctypes.c_char * 256)]
+
+
+class DbTask(ctypes.Structure):
+    _fields_ = [("task", ctypes.c_char * KEY_LEN), ("device", ctypes.c_char * KEY_LEN), ("evaluations", c_int),
+                ("ok", c_int), ("best_ms", c_double), ("best_config", ctypes.c_char * 1024)]
+
+
+DB_TASK_FN = ctypes.CFUNCTYPE(c_int, ctypes.POINTER(DbTask), c_void_p)
+
+
 class Comparison(ctypes.Structure):
     _fields_ = [("max_diff", c_double), ("worst", c_int64), ("nonfinite", c_int64), ("ref_nonfinite", c_int64)]
 
 
 STRUCTS = {"tess_tune_options": TuneOptions, "tess_tune_report": TuneReport,
            "tess_dispatch_options": DispatchOptions, "tess_buffer_info": BufferInfo,
-           "tess_comparison": Comparison}
+           "tess_comparison": Comparison, "tess_op_info": OpInfo, "tess_db_task": DbTask}
 
 _P = ctypes.POINTER
 _SHAPE = _P(c_int64)
@@ -55,7 +70,12 @@ _PROTOTYPES = {
     "tess_errmsg": (c_char_p, []),
     "tess_status_name": (c_char_p, [c_int]),
     "tess_open": (c_int, [_P(c_void_p), c_char_p]),
+    "tess_open_readonly": (c_int, [_P(c_void_p), c_char_p]),
     "tess_close": (None, [c_void_p]),
+    "tess_db_path": (c_char_p, [c_void_p]),
+    "tess_op_info_at": (c_int, [c_int, _P(OpInfo)]),
+    "tess_outcome_label": (c_char_p, [c_int]),
+    "tess_db_list": (c_int, [c_void_p, DB_TASK_FN, c_void_p]),
     "tess_tune_options_default": (TuneOptions, []),
     "tess_tune": (c_int, [c_void_p, c_char_p, _SHAPE, c_int, c_char_p, c_char_p, _P(TuneOptions), _P(TuneReport)]),
     "tess_kernel_get": (c_int, [c_void_p, c_char_p, _SHAPE, c_int, c_char_p, c_char_p, _P(c_void_p)]),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Fortran module as a user gets it: `cmake --install` into a scratch
 # prefix, then the example compiled by a plain gfortran command line with
-# pkg-config (run without LD_LIBRARY_PATH) and by a CMake project through
+# pkg-config (its run path: run without LD_LIBRARY_PATH) and by a CMake project through
 # find_package(tessera) and tessera::tessera_fortran.
 #   fortran_install.sh BUILD_DIR FORTRAN_COMPILER [SANITIZE_FLAGS]
 # A library built with sanitizers needs programs built with them too: the
@@ -19,7 +19,7 @@ done
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 # shellcheck disable=SC2046
 "$fc" "$TESS_SOURCE_DIR/apps/examples/hdiff_example.f90" $(pkg-config --cflags --libs tessera-fortran) \
-  -Wl,-rpath,"$prefix/$libdir" $sanitize -o hdiff_pkgconfig
+  $sanitize -o hdiff_pkgconfig
 env -u LD_LIBRARY_PATH ./hdiff_pkgconfig 3 0
 
 mkdir consumer

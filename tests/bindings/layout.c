@@ -20,7 +20,7 @@ static const struct {
     FIELD(tess_tune_options, transfer), FIELD(tess_tune_options, full_timing),
     FIELD(tess_tune_options, fix), FIELD(tess_tune_options, compile_timeout_s),
     FIELD(tess_tune_options, error_budget), FIELD(tess_tune_options, progress),
-    FIELD(tess_tune_options, progress_user),
+    FIELD(tess_tune_options, progress_user), FIELD(tess_tune_options, cancel),
     FIELD(tess_tune_report, best_config), FIELD(tess_tune_report, best_ms),
     FIELD(tess_tune_report, best_gbps), FIELD(tess_tune_report, best_gflops),
     FIELD(tess_tune_report, default_ms), FIELD(tess_tune_report, ceiling_gbps),
@@ -29,7 +29,9 @@ static const struct {
     FIELD(tess_tune_report, evaluations), FIELD(tess_tune_report, elapsed_s),
     FIELD(tess_tune_report, status_counts), FIELD(tess_tune_report, stop_reason),
     FIELD(tess_tune_report, device), FIELD(tess_tune_report, warm_configs),
-    FIELD(tess_tune_report, transfer_from),
+    FIELD(tess_tune_report, transfer_from), FIELD(tess_tune_report, best_spread),
+    FIELD(tess_tune_report, default_spread), FIELD(tess_tune_report, working_set_bytes),
+    FIELD(tess_tune_report, cache_bytes),
     FIELD(tess_dispatch_options, online_budget), FIELD(tess_dispatch_options, online_seconds),
     FIELD(tess_dispatch_options, verify),
     FIELD(tess_buffer_info, name), FIELD(tess_buffer_info, role), FIELD(tess_buffer_info, dtype),
@@ -38,6 +40,11 @@ static const struct {
     FIELD(tess_buffer_info, hi),
     FIELD(tess_comparison, max_diff), FIELD(tess_comparison, worst), FIELD(tess_comparison, nonfinite),
     FIELD(tess_comparison, ref_nonfinite),
+    FIELD(tess_op_info, name), FIELD(tess_op_info, family), FIELD(tess_op_info, summary),
+    FIELD(tess_op_info, default_shape), FIELD(tess_op_info, backends), FIELD(tess_op_info, extents),
+    FIELD(tess_op_info, attrs),
+    FIELD(tess_db_task, task), FIELD(tess_db_task, device), FIELD(tess_db_task, evaluations),
+    FIELD(tess_db_task, ok), FIELD(tess_db_task, best_ms), FIELD(tess_db_task, best_config),
 };
 
 /* sizeof the struct named type, 0 for a name not listed. */
@@ -51,6 +58,8 @@ size_t tess_test_sizeof(const char *type) {
         {"tess_dispatch_options", sizeof(tess_dispatch_options)},
         {"tess_buffer_info", sizeof(tess_buffer_info)},
         {"tess_comparison", sizeof(tess_comparison)},
+        {"tess_op_info", sizeof(tess_op_info)},
+        {"tess_db_task", sizeof(tess_db_task)},
     };
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         if (strcmp(sizes[i].type, type) == 0) return sizes[i].size;

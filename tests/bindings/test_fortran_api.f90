@@ -81,12 +81,17 @@ contains
   subroutine test_open_failure()
     type(tess_context) :: bad
     integer :: stat, unit
+    logical :: exists
     open (newunit=unit, file='not_a_directory', status='replace')
     close (unit)
     call tess_open(bad, 'not_a_directory/records.db', stat=stat)
     call check(stat /= TESS_OK, 'tess_open under a file fails')
     call check(index(tess_errmsg(), 'not_a_directory') > 0, 'its message names the path: ' // tess_errmsg())
     call tess_close(bad)
+    call tess_open(bad, 'missing.db', readonly=.true., stat=stat)
+    call check(stat == TESS_ERR_NOTFOUND, 'a missing database opened read-only is not found')
+    inquire (file='missing.db', exist=exists)
+    call check(.not. exists, 'and reading it creates nothing')
   end subroutine
 
   ! hdiff's buffers, with extents fastest first.

@@ -83,6 +83,18 @@ def test_tune_report():
         d = ctx.dispatch("hdiff", TUNED, "f32", "cpu")
         expect(d.origin == "exact" and d.config == r["best_config"], "dispatch: the tuned config")
     raises(lambda: d.config, "closed")
+    (rec,) = [t for t in tessera.records(db_path()) if t["task"] == "hdiff:f32:2x12x16"]
+    expect(rec["evaluations"] == 2 and rec["ok"] >= 1 and rec["best_config"] == r["best_config"], f"records: {rec}")
+    expect(rec["device"] == r["device"] and rec["best_ms"] == r["best_ms"], "the record's device and time")
+
+
+def test_ops():
+    import tessera
+    ops = {o["name"]: o for o in tessera.ops()}
+    expect({"hdiff", "heat3d", "softmax"} <= set(ops), f"operators: {sorted(ops)}")
+    h = ops["hdiff"]
+    expect(h["family"] == "stencils" and "cpu" in h["backends"] and h["extents"] == ("z", "y", "x"), f"hdiff: {h}")
+    expect(h["default_shape"] == (80, 256, 256), "hdiff's default shape")
 
 
 def test_layout():
@@ -104,6 +116,8 @@ def test_errors():
         pass
     e = raises(lambda: tessera.Context("not_a_directory/records.db"), "not_a_directory")
     expect(e.status == "i/o error" and e.code != 0, f"status of {e}: {e.status}")
+    e = raises(lambda: tessera.records("missing.db"), "no records database at missing.db")
+    expect(e.status == "not found" and not os.path.exists("missing.db"), "reading creates nothing")
     raises(lambda: tessera.buffers("nosuch", SHAPE), "unknown operator 'nosuch'")
     raises(lambda: tessera.buffers("hdiff", 12), "shape must be a sequence")
     with tessera.Context(db_path()) as ctx:
@@ -220,7 +234,7 @@ def test_run_and_reference():
            "field 'u' has dtype int32")
 
 
-TESTS = [test_tune_report, test_layout, test_errors, test_buffers_and_counts, test_kernel_run, test_array_checks,
+TESTS = [test_tune_report, test_ops, test_layout, test_errors, test_buffers_and_counts, test_kernel_run, test_array_checks,
          test_run_and_reference]
 
 

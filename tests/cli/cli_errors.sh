@@ -37,8 +37,23 @@ printf '{"task": "heat3d:f32:8x8x8"\n' >"$scratch/bad.jsonl"
 expect 1 "bad.jsonl:1" -- "$tessera" db import "$scratch/bad.jsonl"
 expect 1 "cannot open" -- "$tessera" db import "$scratch/missing.jsonl"
 expect 2 "config" -- "$tessera" show heat3d --shape 8x8x8 --config tile_z=3
+# usage errors are 2 in every parser: options, values, fixed parameters, configs
+expect 2 "item 'tile_y' is not name=value" -- "$tessera" tune heat3d --shape 8x8x8 --budget 1 --fix tile_y
+expect 2 "unknown parameter 'nosuch'" -- "$tessera" tune heat3d --shape 8x8x8 --budget 1 --fix nosuch=3
+expect 2 "item 'garbage' is not name=value" -- "$tessera" show heat3d --shape 8x8x8 --config garbage
+expect 2 "unknown dtype" -- "$tessera" show heat3d --dtype f7
+expect 2 "unknown backend 'tpu'" -- "$tessera" devices --backend tpu
+expect 2 "unknown backend 'tpu'" -- "$tessera" calibrate --backend tpu
+expect 2 "unexpected argument" -- "$tessera" ops extra
+expect 2 "--output belongs to db export" -- "$tessera" db list -o x.jsonl
+expect 2 "per device: add --device" -- "$tessera" db export -o lib.json
+expect 2 "unknown action 'bogus'" -- "$tessera" cache bogus
+expect 2 "--keep expects a size" -- "$tessera" cache clean --keep lots
+expect 2 "bad value 'x' for --budget" -- "$tessera" bench search --budget x space.json
+expect 2 "--top expects an integer" -- "$tessera" bench transfer a.json b.json --top 0
+expect 2 "--output belongs to tessera record" -- "$tessera" tune heat3d -o x.jsonl
 
-for cmd in tune show ops strategies devices calibrate db; do
+for cmd in tune record show ops strategies devices calibrate db cache bench; do
     total=$((total + 1))
     if ! "$tessera" $cmd --help >/dev/null 2>&1; then
         echo "FAIL: tessera $cmd --help"; failures=$((failures + 1))

@@ -18,6 +18,8 @@ printf 'stencil heat2d2\ngrid 64x64\nfield u in\nfield u_new out advances u\nu_n
 printf 'stencil bad\ngrid 4x4\nfield u in\nfield v out\nv = u[1,0] + q\n' >"$scratch/mine/bad.stencil"
 export TESSERA_STENCIL_PATH="$scratch/mine"
 
+: >"$scratch/empty.jsonl"
+"$tessera" db import "$scratch/empty.jsonl" 2>/dev/null   # db list reads a database that exists
 "$tessera" db list >/dev/null 2>"$scratch/err"
 check "a bad stencil file does not break db list" test $? -eq 0
 "$tessera" run heat2d2 --shape 16x16 --steps 2 >/dev/null 2>&1

@@ -3,6 +3,8 @@
  * caller's arrays. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
 #include "core/records.h"
@@ -10,6 +12,46 @@
 #include "stencils/heat3d.h"
 #include "transfer/builtin.h"
 #include "transfer/request.h"
+
+/* A kernel library installed read-only (file and directory), opened by a
+ * user who may not write it: tess_open reads it, and dispatch finds the
+ * tuned config. Runs in a child (as nobody when the tests run as root),
+ * before this process runs kernels itself. */
+static void test_readonly_library(const char *dir, const char *db, const int64_t *shape, const char *best) {
+    char lib_dir[300], lib[400], cache[300], cmd[4096];
+    snprintf(lib_dir, sizeof lib_dir, "%s/installed", dir);
+    snprintf(lib, sizeof lib, "%s/records.db", lib_dir);
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s %s && cp %s %s && chmod 777 %s && chmod 444 %s && chmod 555 %s", lib_dir,
+             cache, db, lib, cache, lib, lib_dir);
+    CHECK(chmod(dir, 0755) == 0 && system(cmd) == 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(77);
+        setenv("TESSERA_CACHE", cache, 1);
+        tess_context *ro = NULL;
+        tess_kernel *k = NULL;
+        CHECK_OK(tess_open(&ro, lib));
+        if (ro) CHECK_OK(tess_kernel_get(ro, "heat3d", shape, 3, "f32", "cpu", &k));
+        CHECK(k && strcmp(tess_kernel_origin(k), "exact") == 0 && strcmp(tess_kernel_config(k), best) == 0);
+        tess_kernel_destroy(k);
+        tess_close(ro);
+        _exit(check_failures_ ? 1 : 0);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+        printf("cannot become an unprivileged user: the read-only library is not tested\n");
+    else
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "dispatch from a read-only library (status %d)",
+                  status);
+    char wal[420];   /* no -wal (nor -shm) was made beside it */
+    snprintf(wal, sizeof wal, "%s-wal", lib);
+    CHECK(access(wal, F_OK) != 0);
+    snprintf(cmd, sizeof cmd, "chmod 755 %s", lib_dir);
+    CHECK(system(cmd) == 0);
+}
 
 int main(void) {
     char dir[] = "/tmp/tessera-dispatch-XXXXXX";
@@ -29,6 +71,10 @@ int main(void) {
     opt.strategy = "random";
     tess_tune_report rep;
     CHECK_OK(tess_tune(ctx, "heat3d", small, 3, "f32", "cpu", &opt, &rep));
+    tess_close(ctx);   /* the file alone holds everything now */
+    test_readonly_library(dir, db, small, rep.best_config);
+    CHECK_OK(tess_open(&ctx, db));
+    if (!ctx) return check_finish("test_dispatch");
 
     /* online tuning for a task never seen: tuned, stored, then an exact hit */
     const int64_t vec[1] = {100000};
@@ -96,6 +142,17 @@ int main(void) {
     const int64_t twelve[3] = {12, 12, 12};
     CHECK(tess_tune(ctx, "heat3d", twelve, 3, "f32", "cpu", &opt, &rep) == TESS_ERR_UNAVAILABLE);
     CHECK(strstr(tess_errmsg(), "tune before") != NULL);
+
+    /* a reading context serves dispatch and refuses to write */
+    tess_context *ro = NULL;
+    tess_kernel *k5 = NULL;
+    CHECK_OK(tess_open_readonly(&ro, db));
+    if (ro) CHECK_OK(tess_dispatch(ro, "heat3d", small, 3, "f32", "cpu", NULL, &k5));
+    CHECK(k5 && strcmp(tess_kernel_origin(k5), "exact") == 0);
+    tess_device_info info;
+    CHECK(ro && tess_device_calibrate(ro, "cpu", &info) == TESS_ERR_DB);
+    CHECK_MSG(strstr(tess_errmsg(), "readonly"), "%s", tess_errmsg());
+    tess_close(ro);
 
     /* errors name the problem */
     CHECK(tess_dispatch(ctx, "nosuch", small, 3, "f32", "cpu", NULL, &k1) == TESS_ERR_ARG);

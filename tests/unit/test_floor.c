@@ -23,10 +23,10 @@
 #include "planted_skip.h"
 #include "search/search.h"
 
-static tess_device device_with(double copy, double read, double fma_f32, int64_t cache) {
+static tess_device device_with(const char *backend, double copy, double read, double fma_f32, int64_t cache) {
     tess_device d;
     memset(&d, 0, sizeof d);
-    strcpy(d.backend, "cpu");
+    snprintf(d.backend, sizeof d.backend, "%s", backend);
     strcpy(d.name, "floor test");
     strcpy(d.arch, "x86_64");
     d.units = 1;
@@ -40,7 +40,7 @@ static tess_device device_with(double copy, double read, double fma_f32, int64_t
 static tess_ceiling_kind tensor_bf16(const tess_op *op, const tess_task *t) { (void)op, (void)t; return TESS_CEILING_MMA_BF16; }
 
 static void test_floor_values(void) {
-    const tess_device d = device_with(1000, 1500, 10000, 10 << 20);
+    const tess_device d = device_with("cuda", 1000, 1500, 10000, 10 << 20);
     /* 1 GB: the caches hold 2 x 10 MiB of it; the faster read-only rate, plus 10%. */
     tess_bound f = tess_roofline_floor(1e9, 1e6, TESS_CEILING_FMA_F32, &d);
     CHECK(f.ceiling == TESS_CEILING_READ);
@@ -56,8 +56,12 @@ static void test_floor_values(void) {
     /* A unit the device lacks (no tensor cores) gives no flops floor. */
     f = tess_roofline_floor(15e6, 1e12, TESS_CEILING_MMA_BF16, &d);
     CHECK(f.ms == 0);
+    /* A CPU's ceilings, calibrated on a shared host, get twice the rate. */
+    tess_device cpu = device_with("cpu", 1000, 1500, 10000, 10 << 20);
+    f = tess_roofline_floor(1e9, 1e6, TESS_CEILING_FMA_F32, &cpu);
+    CHECK_NEAR(f.ms, (1e9 - 2.0 * (10 << 20)) / (1500 * 2e9) * 1e3, 1e-12);
     /* Not calibrated: no floor at all. */
-    tess_device blank = device_with(0, 0, 0, 10 << 20);
+    tess_device blank = device_with("cuda", 0, 0, 0, 10 << 20);
     CHECK(tess_roofline_floor(1e12, 1e12, TESS_CEILING_FMA_F32, &blank).ms == 0);
 
     /* The bound: bytes at the copy rate (no slack, no cache allowance), or flops. */
@@ -112,7 +116,7 @@ static void test_planted_skip(const char *scratch) {
     const tess_backend_ops *cpu = tess_backend_find("cpu");
     tess_device dev;
     CHECK_OK(cpu->probe(&dev));
-    tess_device fake = device_with(1000, 1000, 1e6, 1 << 20);
+    tess_device fake = device_with("cpu", 1000, 1000, 1e6, 1 << 20);
     snprintf(fake.name, sizeof fake.name, "%s", dev.name);
     fake.units = dev.units;
     tess_task task;

@@ -59,6 +59,12 @@ static void test_made_tasks(void) {
     CHECK(tess_op_make_task(&op, TESS_F32, TESS_F32, TESS_F32, (const int64_t[]){100}, 1, "nosuch=1", &t) ==
           TESS_ERR_ARG);
     CHECK(strstr(tess_errmsg(), "eps, causal, layout") != NULL);
+    /* one dtype in every role unless the operator takes roles */
+    CHECK(tess_op_make_task(&op, TESS_F32, TESS_F64, TESS_F32, (const int64_t[]){100}, 1, NULL, &t) == TESS_ERR_ARG);
+    op.dtype_roles = true;
+    CHECK_OK(tess_op_make_task(&op, TESS_F32, TESS_F64, TESS_F32, (const int64_t[]){100}, 1, NULL, &t));
+    CHECK_OK(tess_task_key(&t, key, sizeof key));
+    CHECK_MSG(strcmp(key, "sum_with_attrs:f32,f64,f32:100:causal=0,eps=1e-05,layout=nn") == 0, "%s", key);
     /* declarations that could never make a task are refused at registration */
     tess_attr_spec bad = {.name = "eps", .type = TESS_ATTR_REAL, .dflt = "small"};
     op.attrs = &bad;
