@@ -371,6 +371,10 @@ contains
     character(len=:), allocatable :: where, why
     integer :: i
     integer(c_int) :: st
+    if (.not. allocated(kernel%buffers)) then
+      call fail(TESS_ERR_ARG, 'tess_kernel_run', 'the kernel is not set: tess_kernel_get or tess_dispatch first', stat)
+      return
+    end if
     where = 'tess_kernel_run(' // kernel%task // ')'
     if (size(arrays) /= size(kernel%buffers)) then
       call fail(TESS_ERR_ARG, where, 'got ' // int_text(int(size(arrays), int64)) // ' arrays, the kernel takes ' // &

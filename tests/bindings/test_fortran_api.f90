@@ -171,6 +171,9 @@ contains
     call check(stat == TESS_ERR_ARG, 'a compiled-in extent is refused: ' // tess_errmsg())
     call tess_kernel_destroy(k)
     call check(.not. c_associated(k%ptr), 'destroy clears the kernel')
+    call tess_kernel_run(k, [tess_array(u), tess_array(coeff), tess_array(out)], stat=stat)
+    call check(stat == TESS_ERR_ARG .and. index(tess_errmsg(), 'the kernel is not set') > 0, &
+               'a destroyed kernel: ' // tess_errmsg())
   end subroutine
 
   ! Arrays that do not fit the buffers are refused, saying which and why.
