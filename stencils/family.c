@@ -182,7 +182,7 @@ tess_status tess_stencils_register_spec(tess_spec *s) {
         .family = "stencils",
         .summary = s->summary && *s->summary ? s->summary : s->name,
         .default_shape = e->default_shape,
-        .extents = "z,y,x",
+        .extents = s->rank == 1 ? "x" : s->rank == 2 ? "y,x" : "z,y,x",
         .data = e,
         .impl = impl,
         .nimpl = 2,
