@@ -438,6 +438,14 @@ typedef struct tess_db_task {
 typedef int (*tess_db_task_fn)(const tess_db_task *t, void *user);
 /* Calls fn for every task and device with results, by task then device key. */
 tess_status tess_db_list(tess_context *ctx, tess_db_task_fn fn, void *user);
+/* The records of one task on a backend's device (probed here; backend NULL:
+ * the best present for the operator, as tess_tune chooses), filled as
+ * tess_db_list fills them: the task's and the device's keys, and
+ * evaluations 0 and best_ms INFINITY when the task has no results there.
+ * Writes nothing; fails as tess_tune would on the same request (an unknown
+ * operator or attribute, a bad shape or dtype, a backend not present). */
+tess_status tess_db_task_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                             const char *dtype, const char *backend, tess_db_task *out);
 /* The device key in the records that is text, or the only one containing
  * it, copied to key; TESS_ERR_NOTFOUND when none matches, TESS_ERR_ARG when
  * several do. */

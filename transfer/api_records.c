@@ -5,6 +5,7 @@
  * work.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
@@ -19,22 +20,46 @@ typedef struct list_state {
     void *user;
 } list_state;
 
+static void copy_summary(const tess_task_summary *s, tess_db_task *t) {
+    memset(t, 0, sizeof *t);
+    snprintf(t->task, sizeof t->task, "%s", s->task_key);
+    snprintf(t->device, sizeof t->device, "%s", s->device_key);
+    t->evaluations = s->evaluations;
+    t->ok = s->ok;
+    t->best_ms = s->best_ms;
+    snprintf(t->best_config, sizeof t->best_config, "%s", s->best_config);
+}
+
 static int list_one(const tess_task_summary *s, void *user) {
     const list_state *ls = user;
     tess_db_task t;
-    memset(&t, 0, sizeof t);
-    snprintf(t.task, sizeof t.task, "%s", s->task_key);
-    snprintf(t.device, sizeof t.device, "%s", s->device_key);
-    t.evaluations = s->evaluations;
-    t.ok = s->ok;
-    t.best_ms = s->best_ms;
-    snprintf(t.best_config, sizeof t.best_config, "%s", s->best_config);
+    copy_summary(s, &t);
     return ls->fn(&t, ls->user);
 }
 
 tess_status tess_db_list(tess_context *ctx, tess_db_task_fn fn, void *user) {
     list_state ls = {fn, user};
     return tess_records_list(tess_context_records(ctx), list_one, &ls);
+}
+
+/* tess_db_task_get's search of the listing: out already holds the keys. */
+static int match_task(const tess_task_summary *s, void *user) {
+    tess_db_task *out = user;
+    if (strcmp(s->task_key, out->task) != 0 || strcmp(s->device_key, out->device) != 0) return 0;
+    copy_summary(s, out);
+    return 1;
+}
+
+tess_status tess_db_task_get(tess_context *ctx, const char *op, const int64_t *shape, int ndim,
+                             const char *dtype, const char *backend, tess_db_task *out) {
+    tess_request s;
+    tess_status st = tess_request_resolve(op, shape, ndim, dtype, backend, &s);
+    if (st) return st;
+    memset(out, 0, sizeof *out);
+    snprintf(out->task, sizeof out->task, "%s", s.task_key);
+    snprintf(out->device, sizeof out->device, "%s", s.device_key);
+    out->best_ms = INFINITY;
+    return tess_records_list(tess_context_records(ctx), match_task, out);
 }
 
 /* Device keys in the records that contain `text` (an exact key wins). */

@@ -1,9 +1,11 @@
 /* cli.c - shared pieces of the command-line tool. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 
 int cli_fail(const char *what) {
@@ -63,6 +65,30 @@ int cli_task_shape(const char *cmd, cli_task *t) {
     return EXIT_OK;
 }
 
+/* Ctrl-C: the search stops after the candidates in flight; a second one
+ * ends the process (the handler is installed for one signal only). */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+    static const char note[] = "\ntessera: stopping after the candidates in flight (Ctrl-C again to quit now)\n";
+    ssize_t w = write(STDERR_FILENO, note, sizeof note - 1);
+    (void)w;
+}
+
+void cli_catch_interrupt(tess_tune_options *opt) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    opt->cancel = &interrupted;
+}
+
+bool cli_interrupted(void) { return interrupted != 0; }
+
 const char *cli_plural(long n, const char *word, const char *words) { return n == 1 ? word : words; }
 
 json_t *cli_config_json(const char *config) {
@@ -81,6 +107,32 @@ json_t *cli_config_json(const char *config) {
         json_object_set_new(obj, item, j);
     }
     return obj;
+}
+
+/* Exports the records (or, with library, the device's kernel library) to
+ * output, else standard output; a file left unfinished is removed. An exit code. */
+int cli_export(tess_context *ctx, const char *output, const char *task, const char *device_key,
+                bool library) {
+    FILE *out = output ? fopen(output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "tessera: error: cannot write %s: %s\n", output, strerror(errno));
+        return EXIT_FAIL;
+    }
+    int count = 0;
+    tess_status st = library ? tess_db_export_library(ctx, device_key, out, &count)
+                             : tess_db_export(ctx, out, task, device_key, &count);
+    bool write_failed = output ? fclose(out) != 0 : fflush(out) != 0;
+    if (output && (st || write_failed)) unlink(output);
+    if (st) return cli_fail_status(st);
+    if (write_failed) {
+        fprintf(stderr, "tessera: error: cannot write %s\n", output ? output : "standard output");
+        return EXIT_FAIL;
+    }
+    if (library)
+        fprintf(stderr, "exported a library of %d kernels for %s to %s\n", count, device_key, output);
+    else if (output)
+        fprintf(stderr, "exported %d results to %s\n", count, output);
+    return EXIT_OK;
 }
 
 int cli_print_json(json_t *doc) {

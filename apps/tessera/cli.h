@@ -36,11 +36,20 @@ typedef struct cli_task {
  * returns an exit code (0 = fine). */
 int cli_task_shape(const char *cmd, cli_task *t);
 
+/* Ctrl-C stops a search after the candidates in flight: points opt->cancel
+ * at a flag the handler sets; a second Ctrl-C ends the process. */
+void cli_catch_interrupt(tess_tune_options *opt);
+/* Whether Ctrl-C was pressed since cli_catch_interrupt. */
+bool cli_interrupted(void);
+
 /* word when n is 1, else words. */
 const char *cli_plural(long n, const char *word, const char *words);
 
 /* A config "a=1,b=zy" as a JSON object {"a": 1, "b": "zy"} (new reference). */
 json_t *cli_config_json(const char *config);
+/* Exports the records (or, with library, the device's kernel library) to
+ * output, else standard output; a file left unfinished is removed. An exit code. */
+int cli_export(tess_context *ctx, const char *output, const char *task, const char *device_key, bool library);
 /* Prints a JSON document on standard output and releases it; an exit code. */
 int cli_print_json(json_t *doc);
 

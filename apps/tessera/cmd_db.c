@@ -40,32 +40,6 @@ static int print_task(const tess_db_task *t, void *user) {
     return 0;
 }
 
-/* Exports the records (or, with library, the device's kernel library) to
- * output, else standard output; a file left unfinished is removed. An exit code. */
-static int export_to(tess_context *ctx, const char *output, const char *task, const char *device_key,
-                     bool library) {
-    FILE *out = output ? fopen(output, "w") : stdout;
-    if (!out) {
-        fprintf(stderr, "tessera: error: cannot write %s: %s\n", output, strerror(errno));
-        return EXIT_FAIL;
-    }
-    int count = 0;
-    tess_status st = library ? tess_db_export_library(ctx, device_key, out, &count)
-                             : tess_db_export(ctx, out, task, device_key, &count);
-    bool write_failed = output ? fclose(out) != 0 : fflush(out) != 0;
-    if (output && (st || write_failed)) unlink(output);
-    if (st) return cli_fail_status(st);
-    if (write_failed) {
-        fprintf(stderr, "tessera: error: cannot write %s\n", output ? output : "standard output");
-        return EXIT_FAIL;
-    }
-    if (library)
-        fprintf(stderr, "exported a library of %d kernels for %s to %s\n", count, device_key, output);
-    else if (output)
-        fprintf(stderr, "exported %d results to %s\n", count, output);
-    return EXIT_OK;
-}
-
 int cmd_db(int argc, char **argv) {
     static const struct option options[] = {
         {"db", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
@@ -120,7 +94,7 @@ int cmd_db(int argc, char **argv) {
         if (!st) fprintf(stderr, "imported %d results from %s\n", count, path);
     } else {
         if (device) st = tess_db_find_device(ctx, device, key, sizeof key);
-        if (!st) rc = export_to(ctx, output, task, device ? key : NULL, library);
+        if (!st) rc = cli_export(ctx, output, task, device ? key : NULL, library);
     }
     if (st) rc = cli_fail_status(st);
     tess_close(ctx);

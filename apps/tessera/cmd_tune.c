@@ -182,28 +182,6 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
         printf("tuned is %.2fx faster\n", speedup);
 }
 
-/* Ctrl-C: the search stops after the candidates in flight; a second one
- * ends the process (the handler is installed for one signal only). */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig) {
-    (void)sig;
-    interrupted = 1;
-    static const char note[] = "\ntessera: stopping after the candidates in flight (Ctrl-C again to quit now)\n";
-    ssize_t w = write(STDERR_FILENO, note, sizeof note - 1);
-    (void)w;
-}
-
-static void catch_interrupt(tess_tune_options *opt) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    opt->cancel = &interrupted;
-}
-
 /* Options of tune and record. */
 typedef struct tune_args {
     cli_task t;
@@ -291,7 +269,7 @@ int cmd_tune(int argc, char **argv) {
     tess_context *ctx;
     tess_status st = tess_open(&ctx, t.db);
     if (st) return cli_fail_status(st);
-    catch_interrupt(&opt);
+    cli_catch_interrupt(&opt);
     tess_tune_report report;
     st = tess_tune(ctx, t.op, t.shape, t.ndim, t.dtype, t.backend, &opt, &report);
     signal(SIGINT, SIG_DFL);
@@ -307,7 +285,7 @@ int cmd_tune(int argc, char **argv) {
         print_table(&t, strategy, &report, tess_db_path(ctx));
     tess_close(ctx);
     if (rc) return rc;
-    if (interrupted) return EXIT_INTERRUPTED;
+    if (cli_interrupted()) return EXIT_INTERRUPTED;
     return isfinite(report.best_ms) ? EXIT_OK : EXIT_FAIL;
 }
 
@@ -337,7 +315,7 @@ int cmd_record(int argc, char **argv) {
     tess_context *ctx;
     tess_status st = tess_open(&ctx, a.t.db);
     if (st) return cli_fail_status(st);
-    catch_interrupt(&a.opt);
+    cli_catch_interrupt(&a.opt);
     tess_tune_report report;
     st = tess_tune(ctx, a.t.op, a.t.shape, a.t.ndim, a.t.dtype, a.t.backend, &a.opt, &report);
     signal(SIGINT, SIG_DFL);
@@ -364,5 +342,5 @@ int cmd_record(int argc, char **argv) {
     printf("recorded %d %s of %s %s on %s (%s); %d results exported to %s\n", report.evaluations,
            cli_plural(report.evaluations, "evaluation", "evaluations"), a.t.op, a.t.shape_text, report.device,
            report.stop_reason, count, a.output);
-    return interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+    return cli_interrupted() ? EXIT_INTERRUPTED : EXIT_OK;
 }
