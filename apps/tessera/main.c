@@ -11,6 +11,7 @@ typedef struct command {
 
 static const command commands[] = {
     {"tune", cmd_tune, "tune an operator on a shape and record every result"},
+    {"tune-all", cmd_tune_all, "tune every task of a list file, resumably, and write the kernel library"},
     {"record", cmd_record, "measure a whole space (or a large sample) and export it for replay"},
     {"run", cmd_run, "run a stencil for N time steps with its tuned kernel (netCDF in and out)"},
     {"show", cmd_show, "print the best (or a given) config and its generated source"},

@@ -20,6 +20,9 @@ runs "tune a sub-space" "time_tile=2" -- \
     "$tessera" tune heat3d4 --shape 16x16x16 --backend cpu --budget 2 --fix time_tile=2
 runs "tune with an attribute" "rmsnorm:eps=1e-6 bf16" -- \
     "$tessera" tune rmsnorm:eps=1e-6 --shape 16x256 --dtype bf16 --backend cpu --budget 2
+printf 'heat3d 16x16x24 f32 cpu\nsum 100000 cpu 2\n' >tasks.txt
+runs "tune a task list and write its library" "exported a library of" -- \
+    "$tessera" tune-all tasks.txt --budget 2 -o lib.json
 runs "show the best config and its source" "best recorded" -- "$tessera" show heat3d --shape 16x16x24
 if "$tessera" show heat3d4 --shape 64x64x64 --arch sm_90 >out.txt 2>&1 || ! grep -qi "nvrtc\|unknown backend 'cuda'" out.txt; then
     runs "show CUDA source for an architecture" "^// device  cuda:NVIDIA H200:sm_90" -- \
