@@ -50,6 +50,22 @@ bool tess_buffer_is_output(const tess_buffer_spec *b) { return b->role == TESS_B
 
 /* ---- kernel sources ------------------------------------------------------------------ */
 
+tess_status tess_kernel_source_add_launch(tess_kernel_source *k, const char *entry, unsigned grid, unsigned block,
+                                          unsigned shared_bytes) {
+    if (k->nlaunches == TESS_MAX_LAUNCHES) return tess_error(TESS_ERR_ARG, "more than %d launches", TESS_MAX_LAUNCHES);
+    tess_launch *l = &k->launch[k->nlaunches];
+    if (!entry || !*entry || strlen(entry) >= sizeof l->entry)
+        return tess_error(TESS_ERR_ARG, "launch entry '%s' is empty or too long", entry ? entry : "");
+    memset(l, 0, sizeof *l);
+    strcpy(l->entry, entry);
+    l->grid[0] = grid;
+    l->block[0] = block;
+    l->grid[1] = l->grid[2] = l->block[1] = l->block[2] = 1;
+    l->shared_bytes = shared_bytes;
+    k->nlaunches++;
+    return TESS_OK;
+}
+
 tess_status tess_kernel_source_add_scalar(tess_kernel_source *k, const char *name, tess_scalar_type type,
                                           double value) {
     if (k->nscalars == TESS_MAX_SCALARS)

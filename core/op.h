@@ -131,6 +131,11 @@ typedef struct tess_kernel_source {
 } tess_kernel_source;
 
 void tess_kernel_source_free(tess_kernel_source *k);
+/* Appends a one-dimensional launch: `grid` blocks of `block` threads with
+ * `shared_bytes` of dynamic shared memory. TESS_ERR_ARG when there are
+ * TESS_MAX_LAUNCHES or the entry name does not fit. */
+tess_status tess_kernel_source_add_launch(tess_kernel_source *k, const char *entry, unsigned grid, unsigned block,
+                                          unsigned shared_bytes);
 /* Appends a scalar argument; TESS_ERR_ARG when there are TESS_MAX_SCALARS. */
 tess_status tess_kernel_source_add_scalar(tess_kernel_source *k, const char *name, tess_scalar_type type,
                                           double value);

@@ -180,13 +180,5 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     st = tess_strbuf_finish(&b, &out->code);
     if (st) return st;
     snprintf(out->options, sizeof out->options, "--minimal");
-    out->nlaunches = 1;
-    tess_launch *l = &out->launch[0];
-    snprintf(l->entry, sizeof l->entry, "%s", entry);
-    l->grid[0] = (unsigned)blocks;
-    l->grid[1] = l->grid[2] = 1;
-    l->block[0] = (unsigned)(tpr * rpb);
-    l->block[1] = l->block[2] = 1;
-    l->shared_bytes = smem;
-    return TESS_OK;
+    return tess_kernel_source_add_launch(out, entry, (unsigned)blocks, (unsigned)(tpr * rpb), smem);
 }

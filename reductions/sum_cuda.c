@@ -103,17 +103,6 @@ tess_status tess_sum_cuda_emit(const tess_op *op, const tess_task *t, const tess
     if (st) return st;
     /* The kernels use no runtime API types, textures or device launches. */
     snprintf(out->options, sizeof out->options, "--minimal");
-    out->nlaunches = 2;
-    tess_launch *l = &out->launch[0];
-    snprintf(l->entry, sizeof l->entry, "sum_partials");
-    l->grid[0] = (unsigned)grid;
-    l->grid[1] = l->grid[2] = 1;
-    l->block[0] = (unsigned)block;
-    l->block[1] = l->block[2] = 1;
-    l = &out->launch[1];
-    snprintf(l->entry, sizeof l->entry, "sum_final");
-    l->grid[0] = l->grid[1] = l->grid[2] = 1;
-    l->block[0] = SUM_FINAL_BLOCK;
-    l->block[1] = l->block[2] = 1;
-    return TESS_OK;
+    st = tess_kernel_source_add_launch(out, "sum_partials", (unsigned)grid, (unsigned)block, 0);
+    return st ? st : tess_kernel_source_add_launch(out, "sum_final", 1, SUM_FINAL_BLOCK, 0);
 }
