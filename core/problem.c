@@ -166,3 +166,72 @@ bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_res
                      tol);
     return false;
 }
+
+tess_status tess_problem_upload(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *const *bufs) {
+    for (int b = 0; b < p->buffers.n; b++) {
+        const void *in = tess_problem_input(p, b);
+        if (!in) continue;
+        tess_status st = be->upload(ctx, bufs[b], in, tess_buffer_bytes(&p->buffers.spec[b]));
+        if (st) return tess_error_context(st, "uploading buffer '%s'", p->buffers.spec[b].name);
+    }
+    return TESS_OK;
+}
+
+size_t tess_problem_largest_output(const tess_problem *p) {
+    size_t largest = 0;
+    for (int b = 0; b < p->buffers.n; b++)
+        if (tess_buffer_is_output(&p->buffers.spec[b]) && tess_buffer_bytes(&p->buffers.spec[b]) > largest)
+            largest = tess_buffer_bytes(&p->buffers.spec[b]);
+    return largest;
+}
+
+/* Output b compared on the device: 1 correct, 0 the host must look (a
+ * mismatch, whose message the host check writes, or a dtype the backend does
+ * not compare), -1 the backend failed. */
+static int compare_on_device(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *const *bufs,
+                             void **refs, int b) {
+    if (!refs || !refs[b] || !be->compare) return 0;
+    const tess_buffer_spec *spec = &p->buffers.spec[b];
+    int64_t k[4];
+    tess_status st = be->compare(ctx, bufs[b], refs[b], spec->dtype, spec->count, p->tolerance[b], p->scale, k);
+    if (st == TESS_ERR_ARG) {   /* not comparable there: the host checks from now on */
+        be->release(ctx, refs[b]);
+        refs[b] = NULL;
+        return 0;
+    }
+    if (st) return -1;
+    return k[0] == 0 && k[2] == 0;
+}
+
+tess_status tess_problem_run_check(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *module,
+                                   void *const *bufs, void **refs, void *check, tess_result *res, bool *ok) {
+    *ok = false;
+    tess_status st = TESS_OK;
+    for (int b = 0; b < p->buffers.n && !st; b++) {
+        const tess_buffer_spec *spec = &p->buffers.spec[b];
+        if (spec->role == TESS_BUF_INOUT) st = be->upload(ctx, bufs[b], p->initial[b], tess_buffer_bytes(spec));
+        else if (spec->role == TESS_BUF_OUT) st = be->poison(ctx, bufs[b], tess_buffer_bytes(spec));
+    }
+    if (!st) st = be->run(ctx, module, bufs, p->buffers.n);
+    if (st) {
+        tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
+        return st;
+    }
+    for (int b = 0; b < p->buffers.n; b++) {
+        const tess_buffer_spec *spec = &p->buffers.spec[b];
+        if (!tess_buffer_is_output(spec)) continue;
+        int on_device = compare_on_device(p, be, ctx, bufs, refs, b);
+        if (on_device == 1) continue;
+        if (on_device < 0) {
+            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "verification: %s", tess_errmsg());
+            return TESS_ERR_RUNTIME;
+        }
+        if ((st = be->download(ctx, check, bufs[b], tess_buffer_bytes(spec)))) {
+            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "download: %s", tess_errmsg());
+            return st;
+        }
+        if (!tess_problem_verify(p, b, check, res)) return TESS_OK;
+    }
+    *ok = true;
+    return TESS_OK;
+}

@@ -45,6 +45,28 @@ const void *tess_problem_input(const tess_problem *p, int b);
  * the worst element, and returns false. */
 bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_result *res);
 
+/* Uploads the problem's inputs (IN and INOUT buffers) into bufs, one device
+ * buffer per task buffer. */
+tess_status tess_problem_upload(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *const *bufs);
+
+/* Bytes of the largest output buffer: the host buffer an output is
+ * downloaded into for tess_problem_run_check. */
+size_t tess_problem_largest_output(const tess_problem *p);
+
+/* One verified run of a loaded kernel on bufs (one per buffer, inputs
+ * uploaded): the in-place buffers restored from the problem's inputs, the
+ * outputs poisoned, the kernel run once, then every output compared with
+ * the reference: on the device where refs[b] holds a device copy of it and
+ * the backend compares that dtype (an entry it cannot compare is released
+ * and set to NULL, and the host checks it from then on), else downloaded
+ * into check (tess_problem_largest_output bytes) and checked on the host.
+ * refs may be NULL. Returns an error, with res failed as a runtime error,
+ * when the backend failed (its context may be unusable); else TESS_OK with
+ * *ok telling whether every output matched (res failed as a wrong result,
+ * with the message, when not). */
+tess_status tess_problem_run_check(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *module,
+                                   void *const *bufs, void **refs, void *check, tess_result *res, bool *ok);
+
 /* The elementwise test of tess_problem_verify, for one pair of values:
  * 0 correct, 1 unwritten (NaN where the reference is not), 2 wrong. Shared
  * with the backends' device comparisons, which implement the same rule. */

@@ -114,18 +114,6 @@ typedef struct child_state {
     void *check;                    /* host copy of an output being verified */
 } child_state;
 
-/* Uploads the inputs of buffers of the given role (or every input, for
- * TESS_BUF_IN) of problem p into bufs. */
-static tess_status upload_inputs(child_state *cs, const tess_problem *p, void **bufs, bool inout_only) {
-    for (int b = 0; b < cs->nbuf; b++) {
-        const void *in = tess_problem_input(p, b);
-        if (!in || (inout_only && tess_problem_spec(p, b)->role != TESS_BUF_INOUT)) continue;
-        tess_status st = cs->r->be->upload(cs->ctx, bufs[b], in, tess_buffer_bytes(tess_problem_spec(p, b)));
-        if (st) return tess_error_context(st, "uploading buffer '%s'", tess_problem_spec(p, b)->name);
-    }
-    return TESS_OK;
-}
-
 /* Allocates a set of buffers and uploads p's inputs into them. */
 static tess_status alloc_set(child_state *cs, const tess_problem *p, void ***out) {
     if (!(*out = calloc((size_t)cs->nbuf, sizeof **out))) return tess_error(TESS_ERR_NOMEM, "device buffer table");
@@ -135,7 +123,7 @@ static tess_status alloc_set(child_state *cs, const tess_problem *p, void ***out
         tess_status st = cs->r->be->alloc(cs->ctx, bytes ? bytes : 1, &(*out)[b]);
         if (st) return tess_error_context(st, "allocating buffer '%s'", spec->name);
     }
-    return upload_inputs(cs, p, *out, false);
+    return tess_problem_upload(p, cs->r->be, cs->ctx, *out);
 }
 
 static tess_status instance_setup(child_state *cs, device_instance *d, const tess_problem *p) {
@@ -160,11 +148,7 @@ static tess_status child_setup(child_state *cs) {
     cs->nbuf = tess_problem_nbuf(r->problem);
     tess_status st = r->be->open(&r->dev, &cs->ctx);
     if (st) return tess_error_context(st, "opening the %s backend", r->be->name);
-    size_t largest_out = 0;
-    for (int b = 0; b < cs->nbuf; b++) {
-        const tess_buffer_spec *spec = tess_problem_spec(r->problem, b);
-        if (tess_buffer_is_output(spec) && tess_buffer_bytes(spec) > largest_out) largest_out = tess_buffer_bytes(spec);
-    }
+    size_t largest_out = tess_problem_largest_output(r->problem);
     st = instance_setup(cs, &cs->first, r->problem);
     if (!st) st = instance_setup(cs, &cs->again[0], r->second);
     if (!st && r->typical) st = instance_setup(cs, &cs->again[1], r->typical);
@@ -176,58 +160,11 @@ static tess_status child_setup(child_state *cs) {
     return TESS_OK;
 }
 
-/* Checks output b against the reference on the device, when the backend
- * can. 1: correct; 0: the host must look (a mismatch, whose message the
- * host check writes, or a dtype the backend does not compare); -1: the
- * backend failed. */
-static int verify_on_device(child_state *cs, device_instance *d, int b) {
-    tess_runner *r = cs->r;
-    if (!d->ref[b]) return 0;
-    const tess_buffer_spec *spec = tess_problem_spec(d->p, b);
-    int64_t k[4];
-    tess_status st = r->be->compare(cs->ctx, d->buf[b], d->ref[b], spec->dtype, spec->count,
-                                    d->p->tolerance[b], d->p->scale, k);
-    if (st == TESS_ERR_ARG) {   /* not comparable there: the host checks from now on */
-        r->be->release(cs->ctx, d->ref[b]);
-        d->ref[b] = NULL;
-        return 0;
-    }
-    if (st) return -1;
-    return k[0] == 0 && k[2] == 0;
-}
-
-/* Restores the in-place buffers, poisons the outputs, runs the kernel once
- * on instance d and checks every output. Returns false when the backend
- * context can no longer be trusted; *ok whether the outputs match. */
+/* One verified run on instance d (tess_problem_run_check). Returns false
+ * when the backend context can no longer be trusted; *ok whether the
+ * outputs match. */
 static bool run_and_verify(child_state *cs, void *module, device_instance *d, tess_result *res, bool *ok) {
-    tess_runner *r = cs->r;
-    *ok = false;
-    tess_status st = upload_inputs(cs, d->p, d->buf, true);
-    for (int b = 0; b < cs->nbuf && !st; b++)
-        if (tess_problem_spec(d->p, b)->role == TESS_BUF_OUT)
-            st = r->be->poison(cs->ctx, d->buf[b], tess_buffer_bytes(tess_problem_spec(d->p, b)));
-    if (!st) st = r->be->run(cs->ctx, module, d->buf, cs->nbuf);
-    if (st) {
-        tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "%s", tess_errmsg());
-        return false;
-    }
-    for (int b = 0; b < cs->nbuf; b++) {
-        if (!tess_buffer_is_output(tess_problem_spec(d->p, b))) continue;
-        int on_device = verify_on_device(cs, d, b);
-        if (on_device == 1) continue;
-        if (on_device < 0) {
-            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "verification: %s", tess_errmsg());
-            return false;
-        }
-        st = r->be->download(cs->ctx, cs->check, d->buf[b], tess_buffer_bytes(tess_problem_spec(d->p, b)));
-        if (st) {
-            tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "download: %s", tess_errmsg());
-            return false;
-        }
-        if (!tess_problem_verify(d->p, b, cs->check, res)) return true;
-    }
-    *ok = true;
-    return true;
+    return tess_problem_run_check(d->p, cs->r->be, cs->ctx, module, d->buf, d->ref, cs->check, res, ok) == TESS_OK;
 }
 
 /* Runs, verifies and times one candidate. Returns false when the backend

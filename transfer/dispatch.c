@@ -102,36 +102,17 @@ static tess_status verify_kernel(tess_kernel *k, char *why, size_t len) {
     tess_status st = tess_problem_create(k->s.op, &k->s.task, 20260101, &p);
     if (st) return st;
     int nbuf = tess_problem_nbuf(p);
-    void **dev = calloc((size_t)nbuf, sizeof *dev);
-    void *check = NULL;
     const tess_backend_ops *be = k->s.be;
-    if (!dev) st = tess_error(TESS_ERR_NOMEM, "verification");
-    for (int b = 0; b < nbuf && !st; b++) {
-        const tess_buffer_spec *spec = tess_problem_spec(p, b);
-        st = be->alloc(k->ctx, tess_buffer_bytes(spec) + 1, &dev[b]);
-        if (!st && tess_problem_input(p, b))
-            st = be->upload(k->ctx, dev[b], tess_problem_input(p, b), tess_buffer_bytes(spec));
-        if (!st && spec->role == TESS_BUF_OUT) st = be->poison(k->ctx, dev[b], tess_buffer_bytes(spec));
-    }
-    bool ok = true;
-    if (!st) st = be->run(k->ctx, k->module, dev, nbuf);
-    for (int b = 0; b < nbuf && !st && ok; b++) {
-        const tess_buffer_spec *spec = tess_problem_spec(p, b);
-        if (!tess_buffer_is_output(spec)) continue;
-        free(check);
-        check = malloc(tess_buffer_bytes(spec) + 1);
-        if (!check) {
-            st = tess_error(TESS_ERR_NOMEM, "verification");
-            break;
-        }
-        st = be->download(k->ctx, check, dev[b], tess_buffer_bytes(spec));
-        tess_result r;
-        tess_result_init(&r, NULL);
-        if (!st && !tess_problem_verify(p, b, check, &r)) {
-            ok = false;
-            snprintf(why, len, "%s", r.message);
-        }
-    }
+    void **dev = calloc((size_t)nbuf, sizeof *dev);
+    void *check = malloc(tess_problem_largest_output(p) + 1);
+    if (!dev || !check) st = tess_error(TESS_ERR_NOMEM, "verification");
+    for (int b = 0; b < nbuf && !st; b++) st = be->alloc(k->ctx, tess_buffer_bytes(tess_problem_spec(p, b)) + 1, &dev[b]);
+    if (!st) st = tess_problem_upload(p, be, k->ctx, dev);
+    bool ok = false;
+    tess_result r;
+    tess_result_init(&r, NULL);
+    if (!st) st = tess_problem_run_check(p, be, k->ctx, k->module, dev, NULL, check, &r, &ok);
+    if (!st && !ok) snprintf(why, len, "%s", r.message);
     for (int b = 0; dev && b < nbuf; b++)
         if (dev[b]) be->release(k->ctx, dev[b]);
     free(dev);
