@@ -21,7 +21,7 @@
 #       include/hdf5/serial among them) and $TESSERA_DEPS_LDFLAGS. Only the
 #       libraries the host lacks go on LD_LIBRARY_PATH (through
 #       PREFIX/runtime-libs), so the host's own programs keep their newer
-#       system libraries.
+#       system libraries; the bundle's programs (ncdump, ncgen) go last on PATH.
 #
 # Progress goes to stderr; stdout carries only the environment.
 set -euo pipefail
@@ -131,10 +131,8 @@ export PKG_CONFIG_PATH="$lib/pkgconfig:$prefix/usr/share/pkgconfig\${PKG_CONFIG_
 export TESSERA_DEPS_CFLAGS="-I$inc -I$inc/hdf5/serial"
 export TESSERA_DEPS_LDFLAGS="-L$lib -L$prefix/lib/$ARCH_TRIPLET -L$lib/hdf5/serial"
 export LD_LIBRARY_PATH="$prefix/runtime-libs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+export PATH="\$PATH:$prefix/usr/bin"
 EOF
-    if ! command -v pkg-config > /dev/null; then
-        echo "export PATH=\"\$PATH:$prefix/usr/bin\""
-    fi
 }
 
 case ${1:-} in
