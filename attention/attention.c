@@ -3,6 +3,7 @@
  * sizes, FLOP and byte counts, tolerances, the float64 reference of one
  * query row, and the verification of the sampled rows.
  */
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <string.h>
 #include "core/error.h"
@@ -90,6 +91,15 @@ double attention_tolerance(const tess_op *op, const tess_task *t) {
 tess_ceiling_kind attention_compute_unit(const tess_op *op, const tess_task *t) {
     if (attention_is_decode(op) || t->dtype == TESS_F32) return TESS_CEILING_FMA_F32;
     return t->dtype == TESS_BF16 ? TESS_CEILING_MMA_BF16 : TESS_CEILING_MMA_F16;
+}
+
+tess_status attention_fill_uniform(void *host, tess_dtype dtype, int64_t count, uint64_t seed) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+    if (!rng) return tess_error(TESS_ERR_NOMEM, "random number generator");
+    gsl_rng_set(rng, (unsigned long)seed);
+    for (int64_t i = 0; i < count; i++) tess_dtype_store(host, dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
+    gsl_rng_free(rng);
+    return TESS_OK;
 }
 
 int64_t attention_reference_stride(const attention_dims *d) {

@@ -45,29 +45,21 @@ static tess_status decode_buffers(const tess_op *op, const tess_task *t, tess_bu
     return st;
 }
 
-/* The block table: every physical page once, in a random order. */
+/* The block table: every physical page once, in a random order; the other
+ * inputs uniform. */
 static tess_status decode_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
-    (void)op;
-    const attention_dims d = attention_dims_of(t);
-    const size_t n = (size_t)(index == 3 && d.page > 0 ? d.B * d.pages_per_seq : 0);
+    tess_buffer_list bufs = {0};
+    tess_status st = decode_buffers(op, t, &bufs);
+    if (st) return st;
+    const tess_buffer_spec spec = bufs.spec[index];
+    tess_buffer_list_free(&bufs);
+    if (spec.dtype != TESS_I32) return attention_fill_uniform(host, spec.dtype, spec.count, seed);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng) return tess_error(TESS_ERR_NOMEM, "random number generator");
     gsl_rng_set(rng, (unsigned long)seed);
-    if (n) {
-        int32_t *table = host;
-        for (size_t i = 0; i < n; i++) table[i] = (int32_t)i;
-        gsl_ran_shuffle(rng, table, n, sizeof *table);
-    } else {
-        tess_buffer_list bufs = {0};
-        tess_status st = decode_buffers(op, t, &bufs);
-        for (int64_t i = 0; !st && i < bufs.spec[index].count; i++)
-            tess_dtype_store(host, t->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
-        tess_buffer_list_free(&bufs);
-        if (st) {
-            gsl_rng_free(rng);
-            return st;
-        }
-    }
+    int32_t *table = host;
+    for (int64_t i = 0; i < spec.count; i++) table[i] = (int32_t)i;
+    gsl_ran_shuffle(rng, table, (size_t)spec.count, sizeof *table);
     gsl_rng_free(rng);
     return TESS_OK;
 }

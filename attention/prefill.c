@@ -30,6 +30,14 @@ static tess_status prefill_buffers(const tess_op *op, const tess_task *t, tess_b
     return st;
 }
 
+static tess_status prefill_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
+    tess_buffer_list bufs = {0};
+    tess_status st = prefill_buffers(op, t, &bufs);
+    if (!st) st = attention_fill_uniform(host, bufs.spec[index].dtype, bufs.spec[index].count, seed);
+    tess_buffer_list_free(&bufs);
+    return st;
+}
+
 static tess_status prefill_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
     (void)op;
     const attention_dims d = attention_dims_of(t);
@@ -71,6 +79,7 @@ const tess_op tess_op_attention = {
     .nimpl = 2,
     .check_task = attention_check,
     .buffers = prefill_buffers,
+    .fill_input = prefill_fill_input,
     .reference = prefill_reference,
     .flops = attention_flops,
     .bytes = attention_bytes,

@@ -20,7 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include "attention_check.h"
-#include "core/problem.h"
 #include "transfer/builtin.h"
 
 static const tess_backend_ops *cpu;
@@ -155,63 +154,6 @@ static void check_sampled_verification(void) {
 
 /* ---- kernels ------------------------------------------------------------------------ */
 
-/* Decode compiled once for a cache of 300 rows, run for 123 of them. */
-static void check_runtime_length(void) {
-    const int64_t shape[] = {2, 4, 300, 16};
-    tess_task t = attention_task(&tess_op_attention_decode, TESS_F32, shape, "kv_heads=2,page_size=32");
-    tess_problem *p = NULL;
-    tess_space *s = NULL;
-    CHECK_OK(tess_problem_create(&tess_op_attention_decode, &t, 9, &p));
-    CHECK_OK(tess_op_space(&tess_op_attention_decode, &t, &cpu_dev, &s));
-    if (!p || !s) return;
-    tess_config c;
-    tess_space_default(s, &c);
-    tess_kernel_source src;
-    memset(&src, 0, sizeof src);
-    CHECK_OK(tess_op_emit(&tess_op_attention_decode, &t, &cpu_dev, s, &c, &src));
-    const int i = tess_kernel_source_find_scalar(&src, "Skv");
-    CHECK(i >= 0);
-    if (i >= 0) src.scalar[i].value.i64 = 123;
-    tess_blob bin = {0};
-    char *log = NULL;
-    void *ctx = NULL, *module = NULL, *bufs[8] = {0};
-    CHECK_OK(cpu->compile(&cpu_dev, &src, &bin, &log));
-    CHECK_OK(cpu->open(&cpu_dev, &ctx));
-    CHECK_OK(cpu->load(ctx, &bin, &src, &module, NULL));
-    const int n = tess_problem_nbuf(p);
-    for (int b = 0; b < n && module; b++) {
-        const size_t bytes = tess_buffer_bytes(tess_problem_spec(p, b));
-        CHECK_OK(cpu->alloc(ctx, bytes, &bufs[b]));
-        const void *in = tess_problem_input(p, b);
-        CHECK_OK(in ? cpu->upload(ctx, bufs[b], in, bytes) : cpu->poison(ctx, bufs[b], bytes));
-    }
-    if (module) CHECK_OK(cpu->run(ctx, module, bufs, n));
-    const attention_dims d = attention_dims_of(&t);
-    const int32_t *table = p->host[3];
-    int64_t rows[123];
-    double o[16], lse, scores[123], worst = 0;
-    float got_o[8 * 16], got_lse[8];
-    if (module) CHECK_OK(cpu->download(ctx, got_o, bufs[4], sizeof got_o));
-    if (module) CHECK_OK(cpu->download(ctx, got_lse, bufs[5], sizeof got_lse));
-    for (int64_t r = 0; r < 8 && module; r++) {   /* every output, unwritten (NaN) included */
-        const int64_t b = r / 4, hk = r % 4 / 2;
-        for (int64_t j = 0; j < 123; j++) rows[j] = (((int64_t)table[b * 10 + j / 32] * 2 + hk) * 32 + j % 32) * 16;
-        attention_reference_row(&d, TESS_F32, p->host[0], r * 16, p->host[1], p->host[2], rows, 123, o, &lse, scores);
-        for (int e = 0; e < 16; e++) worst = isnan(got_o[r * 16 + e]) ? INFINITY : fmax(worst, fabs(got_o[r * 16 + e] - o[e]));
-        worst = isnan(got_lse[r]) ? INFINITY : fmax(worst, fabs(got_lse[r] - lse));
-    }
-    CHECK_MSG(module && worst < 1e-5, "decode of 123 keys of 300: error %g", worst);
-    for (int b = 0; b < n; b++)
-        if (bufs[b]) cpu->release(ctx, bufs[b]);
-    if (module) cpu->unload(ctx, module);
-    if (ctx) cpu->close(ctx);
-    free(log);
-    tess_blob_free(&bin);
-    tess_kernel_source_free(&src);
-    tess_space_destroy(s);
-    tess_problem_destroy(p);
-}
-
 int main(void) {
     CHECK_OK(tess_register_builtin());
     cpu = tess_backend_find("cpu");
@@ -235,7 +177,7 @@ int main(void) {
     check_attention_kernels(cpu, &cpu_dev, &tess_op_attention_decode, TESS_F32, dec_flat, "page_size=0", NULL, 1, rng);
     check_attention_kernels(cpu, &cpu_dev, &tess_op_attention_decode, TESS_F16, dec, "kv_heads=8,page_size=64",
                             "splits=64", 0, rng);
-    check_runtime_length();
+    check_decode_runtime_length(cpu, &cpu_dev, TESS_F32, 1e-5);
     gsl_rng_free(rng);
     return check_finish("test_attention");
 }
