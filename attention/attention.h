@@ -51,8 +51,9 @@ attention_dims attention_dims_of(const tess_task *t);
 bool attention_is_decode(const tess_op *op);
 
 /* Slots both operators share (attention.c). */
-/* Uniform [-1, 1] inputs from GSL's taus2, the fastest of its generators:
- * a decode cache of the issue's shapes holds 2^30 elements per tensor. */
+/* Uniform [-1, 1] inputs, two from each 32-bit draw of GSL's taus2 (the
+ * fastest of its generators): a decode cache of the issue's shapes holds
+ * 2^30 elements per tensor. */
 tess_status attention_fill_uniform(void *host, tess_dtype dtype, int64_t count, uint64_t seed);
 tess_status attention_check(const tess_op *op, const tess_task *t);
 double attention_flops(const tess_op *op, const tess_task *t);

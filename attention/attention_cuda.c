@@ -202,7 +202,7 @@ static bool decode_legal(const double *v, void *user) {
 tess_status decode_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     const attention_dims d = attention_dims_of(t);
     decode_limits l = {.d = d.D, .group = d.H / d.Hkv, .esize = (int)tess_dtype_size(t->dtype)};
-    const double warps[] = {2, 4, 8}, lpks[] = {4, 8, 16, 32}, unrolls[] = {1, 2, 4};
+    const double warps[] = {2, 4, 8}, lpks[] = {4, 8, 16, 32}, unrolls[] = {1, 2, 4, 8};
     /* enough blocks for two per SM, each split at least 256 keys long */
     int64_t splits = 1;
     const int64_t units = dev->units > 0 ? dev->units : 1;
@@ -218,7 +218,7 @@ tess_status decode_cuda_space(const tess_op *op, const tess_task *t, const tess_
     tess_status st = tess_space_add_pow2(s, "splits", 1, ATTENTION_MAX_SPLITS, (long)splits);
     if (!st) st = tess_space_add(s, "warps", 3, warps, 1);
     if (!st) st = tess_space_add(s, "lanes_per_key", 4, lpks, dlpk);
-    if (!st) st = tess_space_add(s, "unroll", 3, unrolls, 1);
+    if (!st) st = tess_space_add(s, "unroll", 4, unrolls, 1);
     if (!st) {
         l.splits = tess_space_param_index(s, "splits");
         l.warps = tess_space_param_index(s, "warps");

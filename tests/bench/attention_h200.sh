@@ -32,15 +32,16 @@ out=${out:-data/bench/attention-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
-# label|operator with attributes|shape|the PyTorch case
+# label|operator with attributes|shape|the PyTorch case|tune options (prefill: the tensor-core kernel only)
+mma="--fix kernel=mma"
 cases=(
-    "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128"
-    "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal"
-    "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64"
-    "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal"
-    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128"
-    "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128"
-    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128"
+    "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128|$mma"
+    "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal|$mma"
+    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128|"
+    "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$mma"
+    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
+    "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$mma"
+    "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128|"
 )
 
 if [ "$calibrate" = 1 ]; then
@@ -51,7 +52,7 @@ fi
 echo "== PyTorch SDPA (flash, cuDNN)" >&2
 torch_cases=()
 for c in "${cases[@]}"; do
-    IFS='|' read -r _ _ _ tcase <<< "$c"
+    IFS='|' read -r _ _ _ tcase _ <<< "$c"
     torch_cases+=("$tcase")
 done
 if ! "$python" "$here/attention_torch.py" "${torch_cases[@]}" > "$out/torch.jsonl" 2> "$out/torch.log"; then
@@ -61,11 +62,12 @@ fi
 : > "$out/tessera.jsonl"
 status=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r label op shape tcase <<< "$c"
+    IFS='|' read -r label op shape tcase extra <<< "$c"
     echo "== tune $label" >&2
     echo "# $label|$tcase" >> "$out/tessera.jsonl"
+    # shellcheck disable=SC2086  # extra holds options, split on purpose
     if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16 --backend cuda --budget "$budget" \
-            --seconds "$seconds" --transfer off --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+            --seconds "$seconds" --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "attention_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
         status=1
     fi
