@@ -14,6 +14,7 @@
  *   warps      warps of a split's block
  *   lanes_per_key  lanes sharing one key's D elements (4..32)
  *   unroll     keys a lane group loads before it uses any
+ *   heads_per_block  query heads of a K/V head's group that one block serves
  */
 #include <stdio.h>
 #include "core/error.h"
@@ -173,7 +174,7 @@ tess_status attention_cuda_emit(const tess_op *op, const tess_task *t, const tes
 /* ---- decode ------------------------------------------------------------------------ */
 
 typedef struct decode_limits {
-    int splits, warps, lpk, unroll;   /* parameter indices */
+    int splits, warps, lpk, unroll, heads;   /* parameter indices */
     int64_t d, group;
     int esize;
 } decode_limits;
@@ -193,10 +194,12 @@ static int64_t vector_of(int64_t d, int esize) {
 
 static bool decode_legal(const double *v, void *user) {
     const decode_limits *l = user;
-    const int64_t lpk = (int64_t)v[l->lpk], warps = (int64_t)v[l->warps], unroll = (int64_t)v[l->unroll];
+    const int64_t lpk = (int64_t)v[l->lpk], warps = (int64_t)v[l->warps], unroll = (int64_t)v[l->unroll],
+                  heads = (int64_t)v[l->heads];
     const int64_t epl = lane_elements(l->d, lpk, vector_of(l->d, l->esize));
     /* registers: q and acc per head, k and v per unrolled key; static shared memory of the merge */
-    return l->group * 2 * epl + unroll * 2 * epl <= 160 && 4 * warps * l->group * (lpk * epl + 2) <= 48 * 1024;
+    return l->group % heads == 0 && heads * 2 * epl + unroll * 2 * epl <= 160 &&
+           4 * warps * heads * (lpk * epl + 2) <= 48 * 1024;
 }
 
 tess_status decode_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
@@ -213,17 +216,31 @@ tess_status decode_cuda_space(const tess_op *op, const tess_task *t, const tess_
     int dlpk = 3;
     for (int i = 0; i < 4; i++)
         if ((int64_t)lpks[i] * per16 == d.D) dlpk = i;
+    /* heads per block: the group, halved until the default fits */
+    double heads[8];
+    int nheads = 0, dheads = 0;
+    for (int64_t g = 1; g <= l.group && nheads < 8; g *= 2)
+        if (l.group % g == 0) heads[nheads++] = (double)g;
+    if (heads[nheads - 1] != (double)l.group && nheads < 8) heads[nheads++] = (double)l.group;
+    decode_limits probe = l;
+    probe.splits = 0, probe.warps = 1, probe.lpk = 2, probe.unroll = 3, probe.heads = 4;
+    for (dheads = nheads - 1; dheads > 0; dheads--) {
+        const double dflt[] = {(double)splits, warps[1], lpks[dlpk], unrolls[1], heads[dheads]};
+        if (decode_legal(dflt, &probe)) break;
+    }
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     tess_status st = tess_space_add_pow2(s, "splits", 1, ATTENTION_MAX_SPLITS, (long)splits);
     if (!st) st = tess_space_add(s, "warps", 3, warps, 1);
     if (!st) st = tess_space_add(s, "lanes_per_key", 4, lpks, dlpk);
     if (!st) st = tess_space_add(s, "unroll", 4, unrolls, 1);
+    if (!st) st = tess_space_add(s, "heads_per_block", nheads, heads, dheads);
     if (!st) {
         l.splits = tess_space_param_index(s, "splits");
         l.warps = tess_space_param_index(s, "warps");
         l.lpk = tess_space_param_index(s, "lanes_per_key");
         l.unroll = tess_space_param_index(s, "unroll");
+        l.heads = tess_space_param_index(s, "heads_per_block");
         st = tess_space_add_constraint_copy(s, decode_legal, &l, sizeof l,
                                             "registers (q, output and unrolled keys) and the merge's 48 KB of "
                                             "shared memory");
@@ -240,8 +257,9 @@ tess_status decode_cuda_emit(const tess_op *op, const tess_task *t, const tess_d
                              const tess_config *c, tess_kernel_source *out) {
     const attention_dims d = attention_dims_of(t);
     const int splits = (int)tess_config_get(s, c, "splits"), warps = (int)tess_config_get(s, c, "warps"),
-              lpk = (int)tess_config_get(s, c, "lanes_per_key"), unroll = (int)tess_config_get(s, c, "unroll");
-    if (splits < 1 || warps < 1 || lpk < 1 || unroll < 1)
+              lpk = (int)tess_config_get(s, c, "lanes_per_key"), unroll = (int)tess_config_get(s, c, "unroll"),
+              heads = (int)tess_config_get(s, c, "heads_per_block");
+    if (splits < 1 || warps < 1 || lpk < 1 || unroll < 1 || heads < 1 || (d.H / d.Hkv) % heads)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not an attention_decode cuda space", op->name);
     const int esize = (int)tess_dtype_size(t->dtype);
     const int64_t vec = vector_of(d.D, esize), epl = lane_elements(d.D, lpk, vec);
@@ -253,14 +271,14 @@ tess_status decode_cuda_emit(const tess_op *op, const tess_task *t, const tess_d
         return st;
     }
     tess_strbuf_printf(&b, "#define SPLITS %d\n#define MAX_SPLITS %d\n#define WARPS %d\n#define LPK %d\n"
-                       "#define EPL %lld\n#define VEC %lld\n#define UNROLL %d\n#define COMBINE_THREADS %d\n",
-                       splits, ATTENTION_MAX_SPLITS, warps, lpk, (long long)epl, (long long)vec, unroll,
+                       "#define EPL %lld\n#define VEC %lld\n#define UNROLL %d\n#define GB %d\n#define COMBINE_THREADS %d\n",
+                       splits, ATTENTION_MAX_SPLITS, warps, lpk, (long long)epl, (long long)vec, unroll, heads,
                        combine_threads);
     const char *const templates[] = {tess_src_attention_templates_storage_cuh, tess_src_attention_templates_decode_cu};
     if ((st = finish(&b, templates, 2, out))) return st;
     st = tess_kernel_source_add_launch(out, "attention_decode_split", (unsigned)splits, (unsigned)(32 * warps), 0);
     if (!st) {
-        out->launch[0].grid[1] = (unsigned)d.Hkv;
+        out->launch[0].grid[1] = (unsigned)(d.H / heads);
         out->launch[0].grid[2] = (unsigned)d.B;
         st = tess_kernel_source_add_launch(out, "attention_decode_combine", (unsigned)(d.B * d.H),
                                            (unsigned)combine_threads, 0);

@@ -1,8 +1,9 @@
 // decode.cu - split-KV attention decode (flash-decoding) over a paged or
 // unpaged KV cache, in two launches with the same arguments.
 //
-// attention_decode_split: a block per (split, K/V head, sequence) walks the
-// split's keys once for the GROUP query heads that share them. A key is
+// attention_decode_split: a block per (split, K/V head and GB of the GROUP
+// query heads that share it, sequence) walks the split's keys once for its
+// GB heads. A key is
 // the work of LPK lanes, each holding EPL of its D elements (vector loads
 // of VEC elements); a warp takes 32 / LPK keys at a time, UNROLL of them
 // per lane group loaded before any is used. Each lane group keeps, per
@@ -16,7 +17,7 @@
 // The KV length is the run-time argument Skv (at most SKV_CAP, which sizes
 // the buffers). Defined above this text: storage.cuh's macros, B, H, HKV,
 // SKV_CAP, D, SCALE, PAGE (0: unpaged), PAGES_PER_SEQ, SPLITS, MAX_SPLITS,
-// WARPS, LPK, EPL, VEC, UNROLL.
+// WARPS, LPK, EPL, VEC, UNROLL, GB (GROUP a multiple of it).
 
 #define GROUP (H / HKV)
 #define KPW (32 / LPK)   // keys a warp takes at once
@@ -76,16 +77,17 @@ attention_decode_split(const storage_t *__restrict__ q, const storage_t *__restr
 #if !PAGE
     const int *table = 0;
 #endif
-    __shared__ float red_m[WARPS][GROUP], red_l[WARPS][GROUP], red_o[WARPS][GROUP][LPK * EPL];
+    __shared__ float red_m[WARPS][GB], red_l[WARPS][GB], red_o[WARPS][GB][LPK * EPL];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, gl = lane % LPK, key_lane = lane / LPK;
-    const long long split = blockIdx.x, hk = blockIdx.y, b = blockIdx.z;
+    const long long split = blockIdx.x, hk = blockIdx.y / (GROUP / GB), b = blockIdx.z;
+    const long long h0 = hk * GROUP + blockIdx.y % (GROUP / GB) * GB;   // the block's first query head
     const long long chunk = (Skv + SPLITS - 1) / SPLITS, j0 = split * chunk, j1 = min(Skv, j0 + chunk);
     const int first = gl * EPL;
 
-    float qf[GROUP][EPL], acc[GROUP][EPL], m[GROUP], l[GROUP];
+    float qf[GB][EPL], acc[GB][EPL], m[GB], l[GB];
 #pragma unroll
-    for (int g = 0; g < GROUP; ++g) {
-        load_part(q + ((b * H) + hk * GROUP + g) * D, first, qf[g]);
+    for (int g = 0; g < GB; ++g) {
+        load_part(q + ((b * H) + h0 + g) * D, first, qf[g]);
 #pragma unroll
         for (int e = 0; e < EPL; ++e) {
             qf[g][e] *= SCALE_LOG2;
@@ -108,7 +110,7 @@ attention_decode_split(const storage_t *__restrict__ q, const storage_t *__restr
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
-            for (int g = 0; g < GROUP; ++g) {
+            for (int g = 0; g < GB; ++g) {
                 float s = 0;
 #pragma unroll
                 for (int e = 0; e < EPL; ++e) s += qf[g][e] * kf[u][e];
@@ -129,7 +131,7 @@ attention_decode_split(const storage_t *__restrict__ q, const storage_t *__restr
             }
     }
 #pragma unroll
-    for (int g = 0; g < GROUP; ++g) {
+    for (int g = 0; g < GB; ++g) {
 #pragma unroll
         for (int off = LPK; off < 32; off <<= 1) merge_lanes(m[g], l[g], acc[g], off);
         if (key_lane == 0) {
@@ -142,7 +144,7 @@ attention_decode_split(const storage_t *__restrict__ q, const storage_t *__restr
         }
     }
     __syncthreads();
-    for (int x = threadIdx.x; x < GROUP * D; x += WARPS * 32) {
+    for (int x = threadIdx.x; x < GB * D; x += WARPS * 32) {
         const int g = x / D, e = x % D;
         float mx = NEG_INF;
         for (int w = 0; w < WARPS; ++w) mx = fmaxf(mx, red_m[w][g]);
@@ -152,7 +154,7 @@ attention_decode_split(const storage_t *__restrict__ q, const storage_t *__restr
             sum += red_l[w][g] * a;
             out += red_o[w][g][e] * a;
         }
-        const long long slot = ((b * H) + hk * GROUP + g) * MAX_SPLITS + split;
+        const long long slot = ((b * H) + h0 + g) * MAX_SPLITS + split;
         part_o[slot * D + e] = sum > 0 ? out / sum : 0;
         if (e == 0) part_lse[slot] = sum > 0 ? (mx + log2f(sum)) * LN2 : NEG_INF;
     }

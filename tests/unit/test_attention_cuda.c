@@ -5,7 +5,8 @@
  *   - prefill: the mma kernel (bf16 and f16, D 64 and 128, causal and not,
  *     GQA) and the simple kernel (f32, odd shapes that the mma kernel
  *     refuses, D up to 256);
- *   - decode: paged and unpaged, bf16/f16/f32, GQA, odd D.
+ *   - decode: paged and unpaged, bf16/f16/f32, GQA, odd D, and 16 query heads
+ *     of D 256 per K/V head (a block serving part of the group).
  * Also checked: the spaces offer the mma kernel only where it applies, its
  * default is the mma kernel there, and a device below sm_80 gets the simple
  * kernel alone; decode's kernels take Skv as a run-time scalar. NVRTC needs
@@ -116,7 +117,7 @@ int main(void) {
     const tess_device devs[2] = {tess_test_a100("NVIDIA A100"), tess_test_h200("NVIDIA H200")};
     const int64_t d128[] = {2, 8, 256, 512, 128}, d64[] = {1, 4, 128, 128, 64}, odd[] = {2, 3, 37, 45, 24},
                   d256[] = {1, 2, 33, 70, 256};
-    const int64_t dec[] = {4, 8, 4096, 128}, dec_odd[] = {3, 6, 333, 40};
+    const int64_t dec[] = {4, 8, 4096, 128}, dec_odd[] = {3, 6, 333, 40}, dec_wide[] = {2, 32, 512, 256};
     /* sm_90: the default and two samples of each task; sm_80: the defaults */
     for (int v = 1; v >= 0 && !nvrtc_missing; v--) {
         const tess_device *dev = &devs[v];
@@ -132,6 +133,7 @@ int main(void) {
         compile_space(be, dev, &tess_op_attention_decode, TESS_BF16, dec, 4, "page_size=0,kv_heads=2", "", n, rng);
         compile_space(be, dev, &tess_op_attention_decode, TESS_F16, dec, 4, "page_size=256,kv_heads=1", "", n, rng);
         compile_space(be, dev, &tess_op_attention_decode, TESS_F32, dec_odd, 4, "page_size=32,kv_heads=3", "", n, rng);
+        compile_space(be, dev, &tess_op_attention_decode, TESS_BF16, dec_wide, 4, "kv_heads=2", "", 0, rng);
     }
     /* below sm_80: the simple kernel alone */
     tess_device old = tess_test_a100("an sm_75 device");
