@@ -28,7 +28,7 @@ static void help(void) {
            "angle. Reports the normalized l1, l2 and linf errors against the initial bell, their order of\n"
            "convergence between successive resolutions, the relative change of the global integral and the\n"
            "extrema before and after.\n\n"
-           "  --rows     latitude rows of each resolution (default 64,128,256: 2.8, 1.4, 0.7 degrees)\n"
+           "  --rows     latitude rows of each resolution (default 32,64,128: 5.6, 2.8, 1.4 degrees)\n"
            "  --alpha    flow angles in radians (default 0,1.5207963: along the equator, and\n"
            "             pi/2 - 0.05, across both poles)\n"
            "  --dtype    of the kernels (default f64, so that mass conservation shows at round-off)\n"
@@ -130,7 +130,7 @@ static int write_json(const char *path, const tc1_case *cs, int n, const char *d
     }
     json_t *doc = json_pack("{s:s, s:s, s:s, s:o}", "test", "williamson1992-tc1", "dtype", dtype, "backend", backend,
                             "cases", cases);
-    int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6));
+    int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
     json_decref(doc);
     return rc;
 }
@@ -159,7 +159,7 @@ int cmd_tc1(int argc, char **argv) {
         {"cfl", required_argument, 0, 'c'}, {"tune", required_argument, 0, 'T'},
         {"out", required_argument, 0, 'o'}, {"db", required_argument, 0, 'd'},
         {"progress", no_argument, 0, 'p'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    double rows[TC1_MAX] = {64, 128, 256}, alpha[TC1_MAX] = {0, M_PI / 2 - 0.05}, cfl = 0.5;
+    double rows[TC1_MAX] = {32, 64, 128}, alpha[TC1_MAX] = {0, M_PI / 2 - 0.05}, cfl = 0.5;
     int nres = 3, nalpha = 2;
     long tune = 0;
     const char *out = "data/weather", *db = NULL;
