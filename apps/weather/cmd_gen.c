@@ -69,9 +69,11 @@ int cmd_gen(int argc, char **argv) {
         cf_out o;
         if (cf_out_create(&o, out, &g, NULL, NULL, vars, 3, NULL, "Williamson et al. (1992) test case 1", history, err,
                           sizeof err) ||
-            cf_out_write(&o, 0, fields, NULL, err, sizeof err) || cf_out_close(&o, err, sizeof err))
+            cf_out_write(&o, 0, fields, NULL, err, sizeof err))
             rc = weather_error("gen", "%s", err);
-        else printf("wrote %s: %d x %d x %d, alpha %.4f\n", out, g.nz, g.nlat, g.nlon, alpha);
+        if (cf_out_close(&o, err, sizeof err) && !rc) rc = weather_error("gen", "%s", err);
+        if (!rc)
+            printf("wrote %s: %d x %d x %d, alpha %.4f\n", out, g.nz, g.nlat, g.nlon, alpha);
     }
     free(q);
     free(u);

@@ -171,7 +171,7 @@ static int simulate(const run_args *a, const cf_field *f, const double *mx, cons
     snprintf(history, sizeof history, "tessera-weather run %s --var %s --time %ld --hours %g%s --hdiff %g -o %s", a->in,
              a->var, a->time, a->hours, a->analytic ? " --alpha (solid-body winds)" : "", a->mo.k4, a->out);
     const cf_var_desc desc = {f->var, NULL, NULL, NULL};
-    cf_out o;
+    cf_out o = {.nc = -1};
     double t0 = f->time_value, unit = seconds_per_unit(f->time_units);
     const double *fields[1] = {q};
     if (!q) rc = weather_error("run", "out of memory");
@@ -190,7 +190,7 @@ static int simulate(const run_args *a, const cf_field *f, const double *mx, cons
             rc = weather_error("run", "%s", err);
     }
     clock_gettime(CLOCK_MONOTONIC, &tb);
-    if (!rc && cf_out_close(&o, err, sizeof err)) rc = weather_error("run", "%s", err);
+    if (cf_out_close(&o, err, sizeof err) && !rc) rc = weather_error("run", "%s", err);
     double secs = (double)(tb.tv_sec - ta.tv_sec) + 1e-9 * (double)(tb.tv_nsec - ta.tv_nsec);
     if (!rc) {
         double before[3], after[3];

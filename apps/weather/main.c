@@ -96,8 +96,15 @@ tess_status weather_open(tess_context **ctx, const char *db) {
     char dir[PATH_MAX], path[2 * PATH_MAX + 2];
     stencil_dir(dir, sizeof dir);
     const char *user = getenv("TESSERA_STENCIL_PATH");
-    snprintf(path, sizeof path, "%s%s%s", dir, user && *user ? ":" : "", user && *user ? user : "");
-    setenv("TESSERA_STENCIL_PATH", path, 1);
+    if (!user) user = "";
+    /* once only: a stencil registered twice would take its own name */
+    snprintf(path, sizeof path, ":%s:", user);
+    char needle[PATH_MAX + 2];
+    snprintf(needle, sizeof needle, ":%s:", dir);
+    if (!strstr(path, needle)) {
+        snprintf(path, sizeof path, "%s%s%s", dir, *user ? ":" : "", user);
+        setenv("TESSERA_STENCIL_PATH", path, 1);
+    }
     return tess_open(ctx, db);
 }
 
