@@ -57,6 +57,10 @@ int cf_out_create(cf_out *o, const char *path, const grid *g, const cf_field *li
     o->nc = -1;
     o->g = g;
     o->nvars = nvars;
+    if (nvars < 1 || nvars > (int)(sizeof o->var / sizeof o->var[0])) {
+        snprintf(err, errlen, "%s: %d variables (1 to 8 can be written)", path, nvars);
+        return -1;
+    }
     int from = -1, dims[4], lat_var, lon_var, lev_var = -1, nd = 0;
     if (like_path && nc_open(like_path, NC_NOWRITE, &from)) from = -1;
     const char *lat_name = like && *like->lat ? like->lat : "lat", *lon_name = like && *like->lon ? like->lon : "lon";
