@@ -9,7 +9,8 @@
  *                     64 floats per thread), shared (as stored, within the
  *                     device's shared memory per block) or global (read again)
  *   unroll            unroll of the passes over a row in shared or global memory
- *   online            softmax: max and sum in one pass
+ *   online            softmax kinds: max and sum in one pass (cross-entropy
+ *                     then reads its row once: cache global)
  * Shortcuts, with an error budget: fast_exp (__expf), max_sub=0 (softmax
  * without the max: unsafe for large logits), fast_rsqrt (rsqrtf).
  */
@@ -32,6 +33,7 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
     int vec, tpr, rpb, cache, unroll, online, max_sub;   /* parameter indices; -1: absent */
+    bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
     int64_t cols;
     int esize;
     int64_t smem;                   /* dynamic shared memory a block may have */
@@ -63,10 +65,12 @@ static bool cache_fits(const double *v, void *user) {
     }
 }
 
-/* unroll only means something for loops over a row in memory; online needs the max */
+/* unroll only means something for loops over a row in memory; online needs
+ * the max; a row read once is kept nowhere */
 static bool no_idle_parameters(const double *v, void *user) {
     const row_limits *l = user;
     if ((int)v[l->cache] == CACHE_REGISTERS && v[l->unroll] != 1) return false;
+    if (l->read_once_online && v[l->online] == 1 && (int)v[l->cache] != CACHE_GLOBAL) return false;
     return l->online < 0 || l->max_sub < 0 || v[l->online] == 0 || v[l->max_sub] == 1;
 }
 
@@ -77,13 +81,14 @@ static int index_of(const double *values, int n, double v) {
 }
 
 tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
-    const bool softmax = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX, shortcuts = tess_error_budget(t) > 0;
+    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0;
     const int esize = tess_storage_size(t);
     const int64_t cols = t->shape[1];
     const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
                  unrolls[] = {1, 2, 4}, flag[] = {0, 1}, max_sub[] = {1, 0};
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
     row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1,
+                    .read_once_online = tess_rowwise_of(op)->kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
                     .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
 
@@ -132,7 +137,8 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
                                             "shared memory per block)");
     if (!st)
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
-                                            "unroll 1 with the row in registers; online needs max_sub=1");
+                                            "unroll 1 with the row in registers; online needs max_sub=1; "
+                                            "cross-entropy online keeps no row (cache=global)");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -172,7 +178,7 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll,
         (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
-    if (info->kind != TESS_ROW_SOFTMAX) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
+    if (!tess_rowwise_is_softmax(op)) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
     tess_strbuf_puts(&b, "\n");

@@ -1,5 +1,7 @@
 // rowwise.cu - one row-wise operator over R rows of C elements: softmax,
-// layernorm or rmsnorm. A block holds RPB rows, TPR threads each; thread t
+// log_softmax, cross-entropy (a loss and a log-sum-exp per row, from the
+// row's label), layernorm, rmsnorm, or add_rmsnorm (h = x + residual
+// written as stored, then the rmsnorm of h). A block holds RPB rows, TPR threads each; thread t
 // of a row owns its vectors t, t + TPR, t + 2 TPR, ... (VEC elements each,
 // one 16-byte load at most), ITEMS of them. A row is read from memory once
 // and written once; the passes after the first read it from where CACHE
@@ -12,7 +14,8 @@
 // threads: shuffles within a warp, then one slot per warp in shared memory.
 //
 // Defined by the generator above this text, besides storage.cuh's macros:
-//   OP_SOFTMAX, OP_LAYERNORM, OP_RMSNORM  the operator (one of them is 1)
+//   OP_SOFTMAX, OP_LOG_SOFTMAX, OP_CROSS_ENTROPY, OP_LAYERNORM, OP_RMSNORM,
+//   OP_ADD_RMSNORM        the operator (one of them is 1)
 //   R, C                  rows, row length (C a multiple of VEC)
 //   TPR, RPB, ITEMS       threads per row, rows per block, vectors per thread
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
@@ -41,10 +44,13 @@
 #define PASS_UNROLL UNROLL_BY(UNROLL)
 #endif
 
+#define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
 #if FAST_EXP
 #define EXP(x) __expf(x)
+#define LOG(x) __logf(x)
 #else
 #define EXP(x) expf(x)
+#define LOG(x) logf(x)
 #endif
 #if FAST_RSQRT
 #define RSQRT(x) rsqrtf(x)
@@ -81,7 +87,7 @@ __device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
     return v;
 }
 
-#if OP_SOFTMAX
+#if SOFTMAX_KIND
 // (m, s) += (m2, s2): running maxima and sums of exp(x - max).
 __device__ __forceinline__ void online_merge(float &m, float &s, float m2, float s2)
 {
@@ -121,6 +127,14 @@ __device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*re
 extern "C" __global__ void __launch_bounds__(TPR * RPB)
 #if OP_SOFTMAX
 softmax_rows(const storage_t *__restrict__ x, storage_t *__restrict__ y)
+#elif OP_LOG_SOFTMAX
+log_softmax_rows(const storage_t *__restrict__ x, storage_t *__restrict__ y)
+#elif OP_CROSS_ENTROPY
+cross_entropy_rows(const storage_t *__restrict__ x, const int *__restrict__ labels, float *__restrict__ loss,
+                   float *__restrict__ lse)
+#elif OP_ADD_RMSNORM
+add_rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ residual,
+                 const storage_t *__restrict__ weight, storage_t *__restrict__ y, storage_t *__restrict__ h)
 #elif OP_LAYERNORM
 layernorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weight,
                const storage_t *__restrict__ bias, storage_t *__restrict__ y)
@@ -133,13 +147,33 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const index_t row = (index_t)blockIdx.x * RPB + rib;
     const bool valid = row < R;
     const storage_t *xr = x + (valid ? row : 0) * (index_t)C;
+#if !OP_CROSS_ENTROPY
     storage_t *yr = y + (valid ? row : 0) * (index_t)C;
+#endif
     float f[VEC];
+#if OP_ADD_RMSNORM
+// The first pass: vector j of x + residual into f as stored, written to h,
+// and kept where CACHE says (read back from h when it is not kept).
+    const storage_t *rr = residual + (valid ? row : 0) * (index_t)C;
+    storage_t *hr = h + (valid ? row : 0) * (index_t)C;
+    float g[VEC];
+#define LOAD_AND_KEEP(i, j)                                                     \
+    load_vec(xr + (index_t)(j) * VEC, f);                                       \
+    load_vec(rr + (index_t)(j) * VEC, g);                                       \
+    _Pragma("unroll") for (int k = 0; k < VEC; ++k) f[k] += g[k];              \
+    const vec_t u = pack_vec(f);                                                \
+    unpack_vec(u, f);                                                           \
+    *reinterpret_cast<vec_t *>(hr + (index_t)(j) * VEC) = u;                    \
+    KEEP(i, j)
+#define KEPT hr
+#else
 // The first pass: vector j of the row into f, and kept where CACHE says.
 #define LOAD_AND_KEEP(i, j)                                                    \
     const vec_t u = *reinterpret_cast<const vec_t *>(xr + (index_t)(j) * VEC); \
     unpack_vec(u, f);                                                          \
     KEEP(i, j)
+#define KEPT xr
+#endif
 #if CACHE == CACHE_REGISTERS
     float held[ITEMS][VEC];
 #define KEEP(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) held[i][k] = f[k]
@@ -151,10 +185,10 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
 #else
 #define KEEP(i, j)
-#define FETCH(i, j) load_vec(xr + (index_t)(j) * VEC, f)
+#define FETCH(i, j) load_vec(KEPT + (index_t)(j) * VEC, f)
 #endif
 
-#if OP_SOFTMAX
+#if SOFTMAX_KIND
     // ---- the row's max (unless skipped) and the sum of exp(x - max)
     float m = MAX_SUB ? NEG_INF : 0.0f, s = 0.0f;
     PASS_UNROLL
@@ -193,6 +227,23 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #else
     s = row_reduce<sum_op>(s, red);
 #endif
+#if OP_CROSS_ENTROPY
+    // ---- one loss and log-sum-exp per row, from its first thread
+    if (valid && t == 0) {
+        const float l = m + LOG(s);
+        lse[row] = l;
+        loss[row] = l - to_float(xr[labels[row]]);
+    }
+#elif OP_LOG_SOFTMAX
+    const float shift = m + LOG(s);
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] -= shift;
+        store_vec(yr + (index_t)j * VEC, f);
+    }
+#else
     const float inv = 1.0f / s;
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -201,6 +252,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
         store_vec(yr + (index_t)j * VEC, f);
     }
+#endif
 
 #elif OP_LAYERNORM
     // ---- mean, then the variance about it (two passes over the kept row)
@@ -232,7 +284,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     }
 
 #else
-    // ---- rmsnorm: the mean of squares
+    // ---- rmsnorm (of h for add_rmsnorm): the mean of squares
     float q = 0.0f;
     PASS_UNROLL
     FOR_MINE(i, j) {

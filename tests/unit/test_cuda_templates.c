@@ -1,6 +1,7 @@
 /*
  * test_cuda_templates.c - every CUDA template of heat3d, sum, the row-wise
- * operators (softmax, layernorm, rmsnorm) and the activations (gelu,
+ * operators (softmax, log_softmax, cross_entropy, layernorm, rmsnorm,
+ * add_rmsnorm) and the activations (gelu,
  * gelu_tanh, silu, swiglu), their shortcuts under an error budget included,
  * over a
  * sample of each space's configs (the default, then random legal points),
@@ -211,6 +212,9 @@ int main(void) {
         compile_space(be, &dev, &tess_op_layernorm, TESS_BF16, rows_short, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_rmsnorm, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_rmsnorm, TESS_F32, rows_short, 2, NULL, rng);
+        compile_space(be, &dev, &tess_op_log_softmax, TESS_BF16, rows_mid, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_cross_entropy, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_add_rmsnorm, TESS_F16, rows_odd, 2, "error_budget=0.001", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
         compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);
