@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
 # rowwise_h200.sh - the row-wise benchmark on a GPU host (the issue's shapes,
 # bf16): calibrates the copy bandwidth, tunes each operator with a modest
-# budget, runs the PyTorch anchor (eager and torch.compile) on the same shapes
+# budget and at most --seconds each (about four minutes in all on an H200
+# host), runs the PyTorch anchor (eager and torch.compile) on the same shapes
 # in the same run, and prints one table (rowwise_table.py). gelu is also tuned
 # under an error budget of 1e-3, whose shortcuts show in its best config.
 #
-# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--out DIR]
+# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--seconds S] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
+#   --seconds the time limit of each tune (default 10)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-backend=cuda budget=20 small=0 out=""
+backend=cuda budget=20 seconds=10 small=0 out=""
 while [ $# -gt 0 ]; do
     case $1 in
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
+    --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --small) small=1; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -39,6 +42,9 @@ cases=(
     "softmax $rows_mid|softmax|$rows_mid|"
     "layernorm $rows_mid|layernorm|$rows_mid|"
     "rmsnorm $rows_mid|rmsnorm|$rows_mid|"
+    "log_softmax $rows_mid|log_softmax|$rows_mid|"
+    "cross_entropy $rows_mid|cross_entropy|$rows_mid|"
+    "add_rmsnorm $rows_mid|add_rmsnorm|$rows_mid|"
     "softmax $rows_long|softmax|$rows_long|"
     "layernorm $rows_long|layernorm|$rows_long|"
     "rmsnorm $rows_long|rmsnorm|$rows_long|"
@@ -62,7 +68,7 @@ for c in "${cases[@]}"; do
     echo "# $label" >> "$out/tessera.jsonl"
     # shellcheck disable=SC2086  # extra holds options, split on purpose
     if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16 --backend "$backend" --budget "$budget" \
-            --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+            --seconds "$seconds" --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "rowwise_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
         exit 1
     fi

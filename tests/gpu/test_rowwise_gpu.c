@@ -1,7 +1,7 @@
 /*
  * test_rowwise_gpu.c - the row-wise operators' CUDA kernels on the GPU: the
- * default, the largest and random configs of softmax, layernorm and rmsnorm
- * in bf16, f16 and f32, on short, odd, medium and long rows, verified by the
+ * default, the largest and random configs of softmax, layernorm, rmsnorm,
+ * log_softmax, cross_entropy and add_rmsnorm in bf16, f16 and f32, on short, odd, medium and long rows, verified by the
  * hardware evaluator (random inputs, a second seed, typical inputs), the
  * shortcuts under an error budget included, and of the activations (gelu,
  * gelu_tanh, silu, swiglu) in f32 and bf16; and the planted unsafe shortcut
@@ -19,8 +19,8 @@ int main(void) {
     if (!cuda) return 77;
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 11);
-    static const char *const ops[] = {"softmax", "layernorm", "rmsnorm"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const ops[] = {"softmax", "layernorm", "rmsnorm", "log_softmax", "cross_entropy", "add_rmsnorm"};
+    for (int i = 0; i < 6; i++) {
         check_kernels(cuda, &dev, ops[i], TESS_F32, 17, 19, NULL, 6, rng);
         check_kernels(cuda, &dev, ops[i], TESS_BF16, 333, 1024, "error_budget=0.001", 8, rng);
         check_kernels(cuda, &dev, ops[i], TESS_F16, 64, 8192, NULL, 6, rng);
