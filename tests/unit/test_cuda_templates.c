@@ -1,7 +1,7 @@
 /*
  * test_cuda_templates.c - every CUDA template of heat3d, sum, the row-wise
  * operators (softmax, log_softmax, cross_entropy, layernorm, rmsnorm,
- * add_rmsnorm) and the activations (gelu,
+ * add_rmsnorm), `reduce` along an axis and the activations (gelu,
  * gelu_tanh, silu, swiglu), their shortcuts under an error budget included,
  * over a
  * sample of each space's configs (the default, then random legal points),
@@ -25,6 +25,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "reductions/activation.h"
+#include "reductions/axis_reduce.h"
 #include "reductions/rowwise.h"
 #include "reductions/sum.h"
 #include "stencils/heat3d.h"
@@ -215,6 +216,8 @@ int main(void) {
         compile_space(be, &dev, &tess_op_log_softmax, TESS_BF16, rows_mid, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_cross_entropy, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_add_rmsnorm, TESS_F16, rows_odd, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_reduce, TESS_BF16, odd, 3, "kind=max,axis=1", rng);
+        compile_space(be, &dev, &tess_op_reduce, TESS_F32, cube, 3, "kind=mean,axis=2", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
         compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);
