@@ -56,6 +56,11 @@ cases=(
     "gelu_tanh|gelu_tanh|$flat|"
     "silu|silu|$flat|"
 )
+# long rows cut over thread-block clusters (sm_90), beside the search's own choice
+if [ "$backend" = cuda ]; then
+    cases+=("softmax $rows_long cluster=8|softmax|$rows_long|--fix cluster=8"
+            "layernorm $rows_long cluster=8|layernorm|$rows_long|--fix cluster=8")
+fi
 
 echo "== calibrate ($backend)" >&2
 "$tessera" calibrate --backend "$backend" | tee "$out/calibrate.txt" >&2
