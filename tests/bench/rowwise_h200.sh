@@ -5,6 +5,8 @@
 # host), runs the PyTorch anchor (eager and torch.compile) on the same shapes
 # in the same run, and prints one table (rowwise_table.py). gelu is also tuned
 # under an error budget of 1e-3, whose shortcuts show in its best config.
+# The reductions along an axis (reduce) have the copy bandwidth as their
+# reference, no PyTorch column.
 #
 # usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--seconds S] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
@@ -23,7 +25,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --small) small=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -33,9 +35,9 @@ mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
 if [ "$small" = 1 ]; then
-    rows_mid=64x1024 rows_long=4x8192 rows_short=256x128 flat=100003
+    rows_mid=64x1024 rows_long=4x8192 rows_short=256x128 flat=100003 cube=4x64x100
 else
-    rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456
+    rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456 cube=64x2048x2048
 fi
 # label, operator, shape, extra options
 cases=(
@@ -55,6 +57,8 @@ cases=(
     "gelu (erf), error budget 1e-3|gelu|$flat|--error-budget 1e-3"
     "gelu_tanh|gelu_tanh|$flat|"
     "silu|silu|$flat|"
+    "reduce sum, axis 0 (columns)|reduce:kind=sum,axis=0|$cube|"
+    "reduce mean, axis 2 (rows)|reduce:kind=mean,axis=2|$cube|"
 )
 # long rows cut over thread-block clusters (sm_90), beside the search's own choice
 if [ "$backend" = cuda ]; then
@@ -77,7 +81,8 @@ for c in "${cases[@]}"; do
         echo "rowwise_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
         exit 1
     fi
-    if [ -z "$extra" ]; then torch_cases+=("$op:$shape"); fi
+    # the anchor has the operators without attributes
+    if [ -z "$extra" ] && [[ $op != *:* ]]; then torch_cases+=("$op:$shape"); fi
 done
 
 echo "== PyTorch anchor" >&2

@@ -12,8 +12,8 @@ out=$scratch/bench
 check "the benchmark runs on the cpu" \
     env TESSERA="$tessera" TESSERA_DB="$scratch/bench.db" bash "$bench/rowwise_h200.sh" --backend cpu --small \
     --budget 2 --out "$out"
-check "one table row per case, under two header lines" test "$(wc -l < "$out/table.txt")" -eq 18
-check "sixteen tune results" test "$(grep -c '"best"' "$out/tessera.jsonl")" -eq 16
+check "one table row per case, under two header lines" test "$(wc -l < "$out/table.txt")" -eq 20
+check "eighteen tune results" test "$(grep -c '"best"' "$out/tessera.jsonl")" -eq 18
 check "the budget case takes gelu's shortcut parameter" grep -q '"approx"' "$out/tessera.jsonl"
 check "the copy bandwidth of this run heads the table" grep -q '^copy bandwidth (tessera calibrate, this run): [0-9]' \
     "$out/table.txt"
