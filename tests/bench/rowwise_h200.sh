@@ -3,21 +3,24 @@
 # bf16): calibrates the copy bandwidth, tunes each operator with a modest
 # budget and at most --seconds each (about four minutes in all on an H200
 # host), runs the PyTorch anchor (eager and torch.compile) on the same shapes
-# in the same run, and prints one table (rowwise_table.py). gelu is also tuned
+# in the same run, measures the error of each case's best kernel against a
+# float64 reference (rowwise_error.py, through tessera's Python package), and
+# prints one table (rowwise_table.py). gelu is also tuned
 # under an error budget of 1e-3, whose shortcuts show in its best config.
 # The reductions along an axis (reduce) have the copy bandwidth as their
 # reference, no PyTorch column.
 #
 # usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--seconds S] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
-#   --seconds the time limit of each tune (default 10)
-# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
+#   --seconds the time limit of each tune (default 6)
+# Environment: TESSERA (the binary, default build/tessera), TESSERA_LIBRARY
+# (libtessera.so, default beside the binary), PYTHON (python3).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-backend=cuda budget=20 seconds=10 small=0 out=""
+backend=cuda budget=20 seconds=6 small=0 out=""
 while [ $# -gt 0 ]; do
     case $1 in
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
@@ -25,7 +28,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --small) small=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -70,7 +73,7 @@ echo "== calibrate ($backend)" >&2
 "$tessera" calibrate --backend "$backend" | tee "$out/calibrate.txt" >&2
 
 : > "$out/tessera.jsonl"
-torch_cases=()
+torch_cases=() error_cases=()
 for c in "${cases[@]}"; do
     IFS='|' read -r label op shape extra <<< "$c"
     echo "== tune $label ($shape)" >&2
@@ -83,6 +86,9 @@ for c in "${cases[@]}"; do
     fi
     # the anchor has the operators without attributes
     if [ -z "$extra" ] && [[ $op != *:* ]]; then torch_cases+=("$op:$shape"); fi
+    budget_of_case=""
+    if [[ $extra == --error-budget* ]]; then budget_of_case=${extra#--error-budget }; fi
+    error_cases+=("$label|$op|$shape|$budget_of_case")
 done
 
 echo "== PyTorch anchor" >&2
@@ -91,4 +97,11 @@ if ! "$python" "$here/rowwise_torch.py" --device "$device" --dtype bf16 "${torch
         > "$out/torch.jsonl" 2> "$out/torch.log"; then
     echo "rowwise_h200.sh: PyTorch anchor failed, its columns are n/a: $(tail -1 "$out/torch.log")" >&2
 fi
-"$python" "$here/rowwise_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"
+echo "== errors of the best kernels" >&2
+if ! PYTHONPATH="$here/../../python${PYTHONPATH:+:$PYTHONPATH}" \
+        TESSERA_LIBRARY=${TESSERA_LIBRARY:-$(dirname "$tessera")/libtessera.so} \
+        "$python" "$here/rowwise_error.py" --backend "$backend" --dtype bf16 "${error_cases[@]}" \
+        > "$out/errors.jsonl" 2> "$out/errors.log"; then
+    echo "rowwise_h200.sh: the error measurement failed, its column is n/a: $(tail -1 "$out/errors.log")" >&2
+fi
+"$python" "$here/rowwise_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" "$out/errors.jsonl" | tee "$out/table.txt"
