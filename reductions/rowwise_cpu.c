@@ -99,7 +99,8 @@ static void print_softmax(tess_strbuf *b, tess_rowwise_kind kind, bool simd, boo
     } else {
         if (max_sub) {
             tess_strbuf_puts(b, "        m = load_real(xr, 0);\n");
-            print_loop(b, simd, "max : m", "m = fmaxf(m, load_real(xr, c));");
+            /* a comparison, not fmaxf: that is a call per element unless NaNs are ruled out */
+            print_loop(b, simd, "max : m", "{ const float v = load_real(xr, c); m = v > m ? v : m; }");
         }
         print_loop(b, simd, "+ : s", "s += EXP(load_real(xr, c) - m);");
     }

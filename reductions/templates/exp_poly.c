@@ -10,7 +10,8 @@
 
 #pragma omp declare simd notinbranch
 static inline float exp_poly(float x) {
-    x = fminf(fmaxf(x, -87.33f), 88.72f);
+    /* comparisons, not fminf and fmaxf: those are calls unless NaNs are ruled out */
+    x = x < -87.33f ? -87.33f : x > 88.72f ? 88.72f : x;
     const float k = floorf(x * 1.44269504f + 0.5f);
     float r = fmaf(k, -0.693145751953125f, x);
     r = fmaf(k, -1.428606765330187e-06f, r);
