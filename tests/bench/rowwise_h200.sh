@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rowwise_h200.sh - the row-wise benchmark on a GPU host (the issue's shapes,
 # bf16): calibrates the copy bandwidth, tunes each operator with a modest
-# budget and at most --seconds each (about four minutes in all on an H200
+# budget and at most --seconds each (aimed at about four minutes in all on an H200
 # host), runs the PyTorch anchor (eager and torch.compile) on the same shapes
 # in the same run, measures the error of each case's best kernel against a
 # float64 reference (rowwise_error.py, through tessera's Python package), and
@@ -12,7 +12,7 @@
 #
 # usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--seconds S] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
-#   --seconds the time limit of each tune (default 6)
+#   --seconds the time limit of each tune (default 5)
 # Environment: TESSERA (the binary, default build/tessera), TESSERA_LIBRARY
 # (libtessera.so, default beside the binary), PYTHON (python3).
 set -euo pipefail
@@ -20,7 +20,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-backend=cuda budget=20 seconds=6 small=0 out=""
+backend=cuda budget=20 seconds=5 small=0 out=""
 while [ $# -gt 0 ]; do
     case $1 in
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
