@@ -86,9 +86,9 @@ for c in "${cases[@]}"; do
     fi
     # the anchor has the operators without attributes
     if [ -z "$extra" ] && [[ $op != *:* ]]; then torch_cases+=("$op:$shape"); fi
-    budget_of_case=""
-    if [[ $extra == --error-budget* ]]; then budget_of_case=${extra#--error-budget }; fi
-    error_cases+=("$label|$op|$shape|$budget_of_case")
+    # the error of the task's best kernel: a case with --fix shares its task with the unpinned one
+    if [ -z "$extra" ]; then error_cases+=("$label|$op|$shape|"); fi
+    if [[ $extra == --error-budget* ]]; then error_cases+=("$label|$op|$shape|${extra#--error-budget }"); fi
 done
 
 echo "== PyTorch anchor" >&2
