@@ -6,11 +6,11 @@
  *               mma (templates/gemm_mma.cu: sm_80 mma.sync, bf16/f16 inputs,
  *               offered when every operand is read in 16-byte chunks)
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
- *   tm, tn      simt: the thread's tile
- *   wm, wn      mma: warps along M and N
- *   stages      mma: slices in flight (cp.async pipeline depth)
+ *   wm, wn      warps along M and N; mma: each owns (bm/wm) x (bn/wn) of the
+ *               tile; simt: a warp is 8 x 4 threads, each summing a tile of
+ *               (bm/8wm) x (bn/4wn)
+ *   stages      mma: slices in flight (cp.async pipeline depth); simt: held at 3
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
- * Parameters a path does not use stay at their first value.
  */
 #include <stdio.h>
 #include "core/error.h"
@@ -21,7 +21,7 @@ extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_TM, P_TN, P_WM, P_WN, P_STAGES, P_GROUP };
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP };
 enum { PATH_SIMT, PATH_MMA };
 static const char *const path_names[] = {"simt", "mma"};
 
@@ -42,14 +42,12 @@ static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
     if (v[P_PATH] == PATH_SIMT) {
-        const double threads = bm / v[P_TM] * (bn / v[P_TN]);
-        return v[P_WM] == 1 && v[P_WN] == 1 && v[P_STAGES] == 2 && v[P_TM] <= bm && v[P_TN] <= bn &&
-               threads >= 32 && threads <= 256 && v[P_TM] * v[P_TN] <= 64 && bk <= 32 &&
+        const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
+        return v[P_STAGES] == 3 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
                (bm + bn + 2) * bk * l->acc_bytes <= 48 * 1024;
     }
     const double wtm = bm / v[P_WM], wtn = bn / v[P_WN];
-    return v[P_TM] == 1 && v[P_TN] == 1 && bk >= 32 && wtm >= 16 && wtn >= 16 && v[P_WM] * v[P_WN] <= 8 &&
-           wtm * wtn <= 32 * 128 && mma_smem(v, l) <= l->smem_optin;
+    return bk >= 32 && wtm >= 16 && wtn >= 16 && wtm * wtn <= 32 * 128 && mma_smem(v, l) <= l->smem_optin;
 }
 
 /* Whether every operand can be read in 16-byte chunks of 8 elements. */
@@ -70,24 +68,23 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     const bool mma = has_mma(&d, dev);
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
                                 .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans};
-    const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, thread_tile[] = {1, 2, 4, 8},
-                 warps[] = {1, 2, 4}, stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16};
+    const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, warps[] = {1, 2, 4},
+                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     st = tess_space_add_labels(s, "path", mma ? 2 : 1, path_names, mma ? PATH_MMA : PATH_SIMT);
     if (!st) st = tess_space_add(s, "bm", 5, tiles, mma ? 3 : 2);
     if (!st) st = tess_space_add(s, "bn", 5, tiles, mma ? 3 : 2);
     if (!st) st = tess_space_add(s, "bk", 4, slices, mma ? 2 : 1);
-    if (!st) st = tess_space_add(s, "tm", 4, thread_tile, mma ? 0 : 2);
-    if (!st) st = tess_space_add(s, "tn", 4, thread_tile, mma ? 0 : 2);
-    if (!st) st = tess_space_add(s, "wm", 3, warps, mma ? 1 : 0);
-    if (!st) st = tess_space_add(s, "wn", 3, warps, mma ? 1 : 0);
-    if (!st) st = tess_space_add(s, "stages", 4, stages, mma ? 1 : 0);
+    if (!st) st = tess_space_add(s, "wm", 3, warps, 1);
+    if (!st) st = tess_space_add(s, "wn", 3, warps, 1);
+    if (!st) st = tess_space_add(s, "stages", 4, stages, 1);
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
-                                            "simt: 32..256 threads, bk <= 32; mma: warp tiles of 16 or more, "
-                                            "at most 8 warps, shared memory within the device's");
+                                            "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
+                                            "32, stages 3; mma: warp tiles of 16 to 4096, bk >= 32, shared memory "
+                                            "within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -127,7 +124,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (path == PATH_MMA && !has_mma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
-    const int threads = path == PATH_SIMT ? bm / (int)v[P_TM] * (bn / (int)v[P_TN]) : 32 * (int)(v[P_WM] * v[P_WN]);
+    const int threads = 32 * (int)(v[P_WM] * v[P_WN]);
     const int64_t tiles = ((d.m + bm - 1) / bm) * ((d.n + bn - 1) / bn);
     if (tiles > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)tiles);
     char config[512], key[TESS_KEY_MAX];
@@ -147,7 +144,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                        dtype_macro(d.in), dtype_macro(d.out), d.acc == TESS_F64 ? "double" : "float", (long long)d.m,
                        (long long)d.n, (long long)d.k, d.a_trans, d.b_trans, d.alpha, d.beta, d.buf_c >= 0,
                        d.epilogue == TESS_EPI_BIAS, d.epilogue == TESS_EPI_GELU, d.epilogue == TESS_EPI_SILU, d.conv, bm,
-                       bn, bk, (int)v[P_GROUP], threads, (int)v[P_TM], (int)v[P_TN], (int)v[P_WM], (int)v[P_WN],
+                       bn, bk, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN],
                        (int)v[P_STAGES]);
     if (d.conv)
         tess_strbuf_printf(&b,
