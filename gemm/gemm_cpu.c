@@ -89,11 +89,11 @@ tess_status tess_gemm_cpu_emit(const tess_op *op, const tess_task *t, const tess
                        "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n"
                        "#define BUF_A %d\n#define BUF_B %d\n#define BUF_C %d\n#define BUF_BIAS %d\n#define BUF_D %d\n"
                        "#define MC %d\n#define NC %d\n#define KC %d\n#define MR %d\n#define NR %d\n#define THREADS %d\n"
-                       "#define ENTRY tess_%s\n#define CONV %d\n",
+                       "#define CONV %d\n",
                        (long long)d.m, (long long)d.n, (long long)d.k, d.a_trans, d.b_trans, d.alpha, d.beta,
                        d.buf_c >= 0, d.epilogue == TESS_EPI_BIAS, d.epilogue == TESS_EPI_GELU,
                        d.epilogue == TESS_EPI_SILU, d.buf_a, d.buf_b, d.buf_c, d.buf_bias, d.buf_d, mc, nc, kc, mr,
-                       nr, threads, op->name, d.conv);
+                       nr, threads, d.conv);
     if (d.conv)
         tess_strbuf_printf(&b,
                            "#define IMG_H %lldL\n#define IMG_W %lldL\n#define CH %lldL\n#define FS %d\n"
@@ -101,6 +101,7 @@ tess_status tess_gemm_cpu_emit(const tess_op *op, const tess_task *t, const tess
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_cpu_c);
+    tess_strbuf_printf(&b, "\nvoid tess_%s(void *const *buffers) { gemm_blocks(buffers); }\n", op->name);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
     out->nlaunches = 1;
     snprintf(out->launch[0].entry, sizeof out->launch[0].entry, "tess_%s", op->name);

@@ -3,7 +3,7 @@
  * i of a buffer as ACC_T, and back), GM GN GK, A_TRANS B_TRANS, ALPHA BETA
  * HAS_C, EPI_* (one of NONE, BIAS, GELU, SILU), ERF_F EXP_F, the buffer
  * indices BUF_*, the cache blocks MC NC KC, the register tile MR x NR,
- * THREADS, ENTRY; and for a convolution CONV with IMG_H IMG_W CH FS STRIDE
+ * THREADS; and for a convolution CONV with IMG_H IMG_W CH FS STRIDE
  * PAD OUT_P OUT_Q.
  *
  * Each thread takes MC x NC blocks of D; for each KC slice it packs A's
@@ -92,7 +92,8 @@ static inline ACC_T epilogue(void *const *buffers, long i, long j, ACC_T acc) {
     return v;
 }
 
-void ENTRY(void *const *buffers) {
+/* The kernel; the generator adds its entry point. */
+static void gemm_blocks(void *const *buffers) {
     const IN_T *a = buffers[BUF_A], *b = buffers[BUF_B];
     OUT_T *d = buffers[BUF_D];
     const long mblocks = (GM + MC - 1) / MC, nblocks = (GN + NC - 1) / NC;
