@@ -3,7 +3,8 @@
  * (simt; mma where the operands allow it) on its own: the default, the
  * largest and random configs of f32 and f64 gemm (simt), bf16 and f16 gemm
  * over the four layouts with C and the epilogues on shapes with remainders
- * and on a skinny task (M = 16), and bf16 convolutions (3x3, 3x3 with stride
+ * and on a skinny task (M = 16), on an H200 the wgmma path (layout nt),
+ * and bf16 convolutions (3x3, 3x3 with stride
  * 2, 1x1), verified by the hardware evaluator against the float64
  * reference.
  */
@@ -51,6 +52,11 @@ int main(void) {
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, layouts[l], "mma", rng);
     }
     check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt", "mma", rng);
+    if (dev.cc_major == 9) {   /* wgmma: A and B K-major (layout nt) */
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);
+    }
     const int64_t conv3[5] = {2, 14, 14, 64, 64}, conv_s2[5] = {2, 15, 15, 32, 48}, conv1[5] = {3, 7, 7, 256, 64};
     check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, "mma", rng);
     check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", conv_s2, 5, "stride=2,epilogue=bias", "mma", rng);
