@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """gemm_torch.py - the cuBLAS and cuDNN anchor of the GEMM benchmark, through
-PyTorch in the same run: torch.matmul on bf16 M x K and K x N operands (cuBLAS)
+PyTorch in the same run: torch.matmul of a bf16 M x K operand with the
+transpose of an N x K one (cuBLAS; the layout nt of tessera's cases, as
+torch.nn.functional.linear multiplies by weights)
 and torch.nn.functional.conv2d on channels-last bf16 tensors with
 torch.backends.cudnn.benchmark (cuDNN), timed with CUDA events, the median of
 repeats. Prints one JSON object per line: {"case", "ms", "tflops"}, FLOPs
@@ -35,8 +37,8 @@ def run_case(torch, case, repeats):
     if kind == "gemm":
         m, n, k = (int(v) for v in rest.split("x"))
         a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
-        b = torch.randn(k, n, dtype=torch.bfloat16, device="cuda")
-        return timed(torch, lambda: torch.matmul(a, b), repeats), 2.0 * m * n * k
+        w = torch.randn(n, k, dtype=torch.bfloat16, device="cuda")
+        return timed(torch, lambda: torch.matmul(a, w.t()), repeats), 2.0 * m * n * k
     if kind == "conv2d":
         shape, filt, stride, pad = rest.split(":")
         n, h, w, c, k = (int(v) for v in shape.split("x"))
