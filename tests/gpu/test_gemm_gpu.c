@@ -25,8 +25,8 @@ static void check_path(const tess_backend_ops *cuda, const tess_device *dev, con
     char pin[32], key[TESS_KEY_MAX];
     snprintf(pin, sizeof pin, "path=%s", path);
     CHECK_OK(tess_space_pin(s, pin));
-    tess_config c[2 + 4];
-    const int n = some_configs(s, rng, c, 4);
+    tess_config c[2 + 2];
+    const int n = some_configs(s, rng, c, 2);
     tess_space_destroy(s);
     outcomes o = evaluate(cuda, dev, op, &t, c, n);
     tess_task_key(&t, key, sizeof key);
