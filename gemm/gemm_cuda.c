@@ -10,8 +10,8 @@
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
  *   wm, wn      warps along M and N; mma: each owns (bm/wm) x (bn/wn) of the
  *               tile; simt: a warp is 8 x 4 threads, each summing a tile of
- *               (bm/8wm) x (bn/4wn); wgmma: wm consumer warpgroups of 64
- *               rows each (bm = 64 wm), wn held at 2
+ *               (bm/8wm) x (bn/4wn); wgmma: wm (1 or 2) consumer warpgroups
+ *               of 64 rows each (bm = 64 wm), wn held at 2
  *   stages      mma, wgmma: slices in flight; simt: held at 4
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
  */
@@ -57,7 +57,8 @@ static bool legal(const double *v, void *user) {
                (bm + bn + 2) * bk * l->acc_bytes <= 48 * 1024;
     }
     if (v[P_PATH] == PATH_WGMMA)
-        return bm == 64 * v[P_WM] && v[P_WN] == 2 && bn >= 64 && bk >= 32 && wgmma_smem(v) <= l->smem_optin;
+        /* at most two consumers: with four, 640 threads leave ptxas 96 registers, too few for 128 accumulators */
+        return bm == 64 * v[P_WM] && v[P_WM] <= 2 && v[P_WN] == 2 && bn >= 64 && bk >= 32 && wgmma_smem(v) <= l->smem_optin;
     const double wtm = bm / v[P_WM], wtn = bn / v[P_WN];
     return bk >= 32 && wtm >= 16 && wtn >= 16 && wtm * wtn <= 32 * 128 && mma_smem(v, l) <= l->smem_optin;
 }
@@ -103,7 +104,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
-                                            "wm, wn 2, bn >= 64, bk >= 32; shared memory within the device's");
+                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
