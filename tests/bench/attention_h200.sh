@@ -7,8 +7,8 @@
 # each backend (attention_table.py).
 #
 # usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--calibrate] [--out DIR]
-#   --budget N    evaluations per case (default 10)
-#   --seconds S   tuning time per case, at most (default 20)
+#   --budget N    evaluations per case (default 8)
+#   --seconds S   tuning time per case, at most (default 12: the whole run in about three minutes)
 #   --calibrate   measure the device's ceilings first (the tune reports' fractions)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
@@ -16,7 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-budget=10 seconds=20 calibrate=0 out=""
+budget=8 seconds=12 calibrate=0 out=""
 while [ $# -gt 0 ]; do
     case $1 in
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
