@@ -297,7 +297,13 @@ static int setup(md_run *r, const md_options *o, char *err, size_t errlen) {
         memcpy(s->v, v.v, (size_t)s->n * 3 * sizeof *s->v);
         md_system_free(&v);
     }
-    if (tess_open(&r->ctx, o->db) != TESS_OK) {
+    /* Only tuning writes the records; a run reads them (and an absent store is created, as tessera does). */
+    tess_status opened = o->tune > 0 ? TESS_ERR_NOTFOUND : tess_open_readonly(&r->ctx, o->db);
+    if (opened == TESS_ERR_NOTFOUND && tess_open(&r->ctx, o->db) != TESS_OK) {
+        snprintf(err, errlen, "%s", tess_errmsg());
+        return 1;
+    }
+    if (opened != TESS_OK && opened != TESS_ERR_NOTFOUND) {
         snprintf(err, errlen, "%s", tess_errmsg());
         return 1;
     }
