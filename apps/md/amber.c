@@ -217,6 +217,7 @@ int md_trajectory_create(md_trajectory *tr, const char *path, long n, char *err,
     int ncid = -1, dims[6];
     memset(tr, 0, sizeof *tr);
     tr->ncid = -1;
+    snprintf(tr->path, sizeof tr->path, "%s", path);
     NC_TRY(nc_create(path, NC_CLOBBER | NC_64BIT_OFFSET, &ncid), "cannot create");
     NC_TRY(nc_put_att_text(ncid, NC_GLOBAL, "Conventions", 5, "AMBER"), "writing attributes");
     NC_TRY(define_common(ncid, n, true, dims), "defining dimensions");
@@ -240,7 +241,7 @@ fail:
 }
 
 int md_trajectory_append(md_trajectory *tr, const md_system *s, char *err, size_t errlen) {
-    const char *path = "trajectory";
+    const char *path = tr->path;
     for (long i = 0; i < s->n; i++)
         for (int d = 0; d < 3; d++) tr->buf[3 * s->id[i] + d] = (float)(s->x[3 * i + d] * SIGMA_ANGSTROM);
     const size_t start[3] = {tr->frame, 0, 0}, count[3] = {1, (size_t)s->n, 3}, cell[2] = {1, 3};
@@ -258,7 +259,7 @@ fail:
 }
 
 int md_trajectory_close(md_trajectory *tr, char *err, size_t errlen) {
-    const char *path = "trajectory";
+    const char *path = tr->path;
     free(tr->buf);
     tr->buf = NULL;
     if (tr->ncid < 0) return 0;

@@ -23,6 +23,7 @@ typedef struct md_trajectory {
     int ncid, coords, cell_lengths, cell_angles, time;
     size_t frame;
     float *buf;
+    char path[1024];
 } md_trajectory;
 
 int md_trajectory_create(md_trajectory *t, const char *path, long n, char *err, size_t errlen);

@@ -289,14 +289,7 @@ static int setup(md_run *r, const md_options *o, char *err, size_t errlen) {
                  o->rc + o->skin);
         return 1;
     }
-    if (o->restart && !has_velocities) {
-        /* the lattice's velocity draw, on the restart's atoms */
-        md_system v;
-        long cells = (long)ceil(cbrt((double)s->n / 4));
-        if (md_lattice_fcc(&v, cells, 1, o->temperature, o->seed, err, errlen)) return 1;
-        memcpy(s->v, v.v, (size_t)s->n * 3 * sizeof *s->v);
-        md_system_free(&v);
-    }
+    if (o->restart && !has_velocities && md_draw_velocities(s, o->temperature, o->seed, err, errlen)) return 1;
     /* Only tuning writes the records; a run reads them (and an absent store is created, as tessera does). */
     tess_status opened = o->tune > 0 ? TESS_ERR_NOTFOUND : tess_open_readonly(&r->ctx, o->db);
     if (opened == TESS_ERR_NOTFOUND && tess_open(&r->ctx, o->db) != TESS_OK) {

@@ -26,6 +26,8 @@ void md_system_free(md_system *s);
  * exactly (3n - 3 degrees of freedom), as LAMMPS's `velocity create` does. */
 int md_lattice_fcc(md_system *s, long cells, double density, double temperature, uint64_t seed,
                    char *err, size_t errlen);
+/* Velocities of every atom drawn from a Gaussian, without net momentum, scaled to temperature. */
+int md_draw_velocities(md_system *s, double temperature, uint64_t seed, char *err, size_t errlen);
 /* The kinetic energy and the temperature of 3n - 3 degrees of freedom. */
 double md_kinetic(const md_system *s);
 double md_temperature(const md_system *s);

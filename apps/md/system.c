@@ -60,6 +60,10 @@ int md_lattice_fcc(md_system *s, long cells, double density, double temperature,
                     s->x[3 * i + 1] = (y + basis[b][1]) * a;
                     s->x[3 * i + 2] = (z + basis[b][2]) * a;
                 }
+    return md_draw_velocities(s, temperature, seed, err, errlen);
+}
+
+int md_draw_velocities(md_system *s, double temperature, uint64_t seed, char *err, size_t errlen) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng) {
         snprintf(err, errlen, "cannot allocate a random number generator");
