@@ -102,7 +102,9 @@ static void panel(FILE *f, const md_thermo *t, const series *ser, int nser, doub
             top + h / 2, top + h / 2, ylabel);
     for (int k = 0; k < nser; k++) {
         fprintf(f, "<polyline fill='none' stroke='%s' stroke-width='1.2' points='", ser[k].colour);
-        for (long i = 0; i < t->n; i++)
+        /* at most about 2000 points: more than the picture has pixels across */
+        const long stride = t->n / 2000 + 1;
+        for (long i = 0; i < t->n; i += stride)
             fprintf(f, "%.1f,%.1f ", left + w * (t->s[i].time - t0) / (t1 - t0),
                     top + h * (hi - value(&t->s[i], ser[k].offset)) / (hi - lo));
         fprintf(f, "'/>\n<text x='%g' y='%g' font-size='12' fill='%s'>%s</text>\n", left + w + 6,
