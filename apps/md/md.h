@@ -47,8 +47,9 @@ typedef struct md_nlist {
 } md_nlist;
 
 /* Builds the list for s (and, with sort, first re-orders the atoms by cell
- * so that neighbours lie close in memory). Returns 0, or 1 with *grow set
- * when an atom has more than m neighbours (the caller widens the list). */
+ * so that neighbours lie close in memory). *needed: the most neighbours an
+ * atom has. Returns 0; 1 when that is more than m (the caller widens the
+ * list and builds again); 2 when out of memory. */
 int md_nlist_build(md_nlist *l, md_system *s, bool sort, long *needed);
 bool md_nlist_stale(const md_nlist *l, const md_system *s);
 int md_nlist_resize(md_nlist *l, long n, long m);
