@@ -37,29 +37,15 @@ done
 mkdir -p "$out"
 export TESSERA_DB="$out/records.db"
 
-if [ "$small" = 1 ]; then cells=(8 10 12); steps=(40 40 40); else cells=(20 40 63); steps=(200 100 40); fi
+if [ "$small" = 1 ]; then cells=(8 10 12); steps=(40 40 40); else cells=(20 40 63); steps=(200 60 20); fi
 system=(--lattice fcc --density 0.8442 --temperature 1.44 --seed 87287 --backend "$backend")
 op="ljforce:density=0.8442"
 
 echo "== calibrate ($backend)" >&2
 "$tessera" calibrate --backend "$backend" | tee "$out/calibrate.txt" >&2
 
-for i in "${!cells[@]}"; do
-    c=${cells[$i]} n=$((4 * cells[$i] ** 3))
-    echo "== $n atoms: the app with the default kernel" >&2
-    TESSERA_DB="$out/untuned.db" "$md" "${system[@]}" --cells "$c" --steps "${steps[$i]}" --thermo 0 \
-        >"$out/md-default-$n.txt"
-    rm -f "$out/untuned.db"*
-    width=$(awk '/list-width/ { for (k = 1; k < NF; k++) if ($k == "list-width") print $(k + 1) }' \
-        "$out/md-default-$n.txt")
-    echo "== $n atoms: tune $op ${n}x$width" >&2
-    "$tessera" tune "$op" --shape "${n}x$width" --backend "$backend" --budget "$budget" --json \
-        >"$out/tune-$n.json"
-    echo "== $n atoms: the app with the tuned kernel" >&2
-    "$md" "${system[@]}" --cells "$c" --steps "${steps[$i]}" --thermo 0 >"$out/md-tuned-$n.txt"
-done
-
-python3 - "$out" "${cells[@]}" <<'PY' | tee "$out/table.txt"
+table() {   # the table of the sizes done so far (a run stopped by a time limit keeps them)
+    python3 - "$out" "$@" <<'PY' >"$out/table.txt"
 import json, re, sys
 out, cells = sys.argv[1], [int(c) for c in sys.argv[2:]]
 def rate(path):
@@ -82,3 +68,22 @@ for c in cells:
 print(f"copy bandwidth (calibrated in this run): {t['ceiling_gbps']:.1f} GB/s; "
       "reference: the untuned default kernel, timed in the same tuning run")
 PY
+}
+
+for i in "${!cells[@]}"; do
+    c=${cells[$i]} n=$((4 * cells[$i] ** 3))
+    echo "== $n atoms: the app with the default kernel" >&2
+    TESSERA_DB="$out/untuned.db" "$md" "${system[@]}" --cells "$c" --steps "${steps[$i]}" --thermo 0 \
+        >"$out/md-default-$n.txt"
+    rm -f "$out/untuned.db"*
+    width=$(awk '/list-width/ { for (k = 1; k < NF; k++) if ($k == "list-width") print $(k + 1) }' \
+        "$out/md-default-$n.txt")
+    echo "== $n atoms: tune $op ${n}x$width" >&2
+    "$tessera" tune "$op" --shape "${n}x$width" --backend "$backend" --budget "$budget" --json \
+        >"$out/tune-$n.json"
+    echo "== $n atoms: the app with the tuned kernel" >&2
+    "$md" "${system[@]}" --cells "$c" --steps "${steps[$i]}" --thermo 0 >"$out/md-tuned-$n.txt"
+    table "${cells[@]:0:$((i + 1))}"
+done
+cat "$out/table.txt"
+
