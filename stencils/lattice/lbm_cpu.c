@@ -30,10 +30,14 @@ tess_status lbm_cpu_space(const tess_op *op, const tess_task *t, const tess_devi
     const double collapse[] = {1, 2}, simd[] = {0, 1};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cpu space", op->name);
-    tess_status st = tess_space_add(s, "threads", nthreads, threads, nthreads - 1);
+    /* The default: one thread for a grid whose step is shorter than the
+     * parallel region's fork and join (below about a million populations),
+     * else every core. */
+    const int64_t populations = tess_shape_elements(t->shape, t->ndim) * ((const lbm_lattice *)op->data)->q;
+    tess_status st = tess_space_add(s, "threads", nthreads, threads, populations < (1 << 20) ? 0 : nthreads - 1);
     /* a 2D grid is one plane: only its rows can be shared */
     if (!st) st = t->ndim == 3 ? tess_space_add(s, "collapse", 2, collapse, 1) : tess_space_add(s, "collapse", 1, collapse + 1, 0);
-    if (!st) st = tess_space_add(s, "simd", 2, simd, 0);
+    if (!st) st = tess_space_add(s, "simd", 2, simd, 1);
     if (!st)
         st = t->dtype == TESS_F32 ? tess_space_add_labels(s, "compute", 2, compute_f32, 0)
                                   : tess_space_add_labels(s, "compute", 1, compute_f64, 0);
