@@ -9,6 +9,8 @@
  *   - plane Couette flow between a wall and a moving wall settles on the
  *     exact linear profile, walls half-way between nodes (BGK and TRT, D2Q9
  *     and D3Q19);
+ *   - CUDA sources of f16 storage, both layouts, TRT and f64 arithmetic
+ *     compile with NVRTC for an H200 (skipped where NVRTC cannot be loaded);
  *   - bad tasks are refused with a message naming the reason.
  */
 #include <math.h>
@@ -17,8 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
+#include "core/backend.h"
+#include "h200.h"
 #include "core/error.h"
 #include "core/op.h"
+#include "core/space.h"
 #include "stencils/lattice/lattice.h"
 #include "transfer/builtin.h"
 
@@ -150,6 +155,36 @@ static void test_couette(const tess_op *op, const char *collision) {
     free(flags);
 }
 
+/* Emits the config of space s named by `fix` (NULL: the default) and compiles it for dev. */
+static void compile_cuda(const tess_op *op, const char *attrs, tess_dtype dt, const char *fix) {
+    const tess_backend_ops *cuda = tess_backend_find("cuda");
+    if (!cuda) {
+        printf("built without the CUDA toolkit: CUDA sources not compiled\n");
+        return;
+    }
+    const tess_device dev = tess_test_h200("NVIDIA H200");
+    const int64_t shape[3] = {6, 7, 40};
+    tess_task t = make_task(op, dt, ((const lbm_lattice *)op->data)->dim == 3 ? shape : shape + 1,
+                            ((const lbm_lattice *)op->data)->dim, attrs);
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(op, &t, &dev, &s));
+    if (!s) return;
+    tess_config c;
+    if (fix) CHECK_OK(tess_config_parse(s, fix, &c));
+    else tess_space_default(s, &c);
+    tess_kernel_source src = {0};
+    CHECK_OK(tess_op_emit(op, &t, &dev, s, &c, &src));
+    tess_blob bin = {0};
+    char *log = NULL;
+    tess_status st = src.code ? cuda->compile(&dev, &src, &bin, &log) : TESS_ERR_ARG;
+    if (st == TESS_ERR_UNAVAILABLE) printf("CUDA sources not compiled: %s\n", tess_errmsg());
+    else CHECK_MSG(st == TESS_OK, "%s %s %s: %s\n%s", op->name, attrs, tess_dtype_name(dt), tess_errmsg(), log ? log : "");
+    free(log);
+    tess_blob_free(&bin);
+    tess_kernel_source_free(&src);
+    tess_space_destroy(s);
+}
+
 static void test_refusals(const tess_op *d2q9) {
     tess_task t;
     const int64_t shape2[2] = {8, 8}, shape3[3] = {4, 8, 8}, thin[2] = {1, 8};
@@ -186,6 +221,9 @@ int main(void) {
     test_couette(d2q9, "bgk");
     test_couette(d2q9, "trt");
     test_couette(d3q19, "trt");
+    compile_cuda(d3q19, "collision=trt,ux=0.05", TESS_F16, NULL);
+    compile_cuda(d3q19, "layout=aos,uz=0.02", TESS_F32, "block_x=64,block_y=2,cpt=4,compute=f64");
+    compile_cuda(d2q9, "layout=aos,collision=trt,uy=0.1", TESS_F16, "block_x=32,block_y=8,cpt=2,compute=f32");
     test_refusals(d2q9);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
