@@ -74,6 +74,7 @@ typedef struct fluid_profile {
     int n;                   /* points of the run */
     double *pos, *val;       /* normalized position, velocity / U */
     int nref;                /* reference points (0: none) */
+    int ref_excluded;        /* a reference point known to be misprinted, shown but not counted; -1: none */
     double ref_pos[32], ref_val[32], run_at_ref[32];
     char ref_name[64];
 } fluid_profile;
@@ -81,7 +82,7 @@ typedef struct fluid_profile {
 typedef struct fluid_validation {
     int nprofiles;
     fluid_profile prof[2];
-    double max_deviation;    /* cavity: max |run - Ghia| / U over both tables; -1: not compared */
+    double max_deviation;    /* cavity: max |run - Ghia| / U over both tables (misprints aside); -1: not compared */
     double l2_error;         /* channel: L2 error of the profile against the parabola; -1: not compared */
 } fluid_validation;
 

@@ -75,9 +75,11 @@ static void svg_profile(FILE *fp, const fluid_profile *p, double x0, double y0) 
     fprintf(fp, "<polyline fill=\"none\" stroke=\"#c22\" stroke-width=\"1.5\" points=\"");
     for (int i = 0; i < p->n; i++) fprintf(fp, "%.1f,%.1f ", PX(p->pos[i]), PY(p->val[i]));
     fprintf(fp, "\"/>\n");
+    /* a point the table misprints, grey and dashed */
     for (int j = 0; j < p->nref; j++)
-        fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"#126\"/>\n",
-                PX(p->ref_pos[j]), PY(p->ref_val[j]));
+        fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"%s\"%s/>\n",
+                PX(p->ref_pos[j]), PY(p->ref_val[j]), j == p->ref_excluded ? "#999" : "#126",
+                j == p->ref_excluded ? " stroke-dasharray=\"2,2\"" : "");
     if (p->nref)
         fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#126\">o %s; line: this run</text>\n", x0,
                 y0 + PANEL + 45, p->ref_name);

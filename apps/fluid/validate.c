@@ -22,24 +22,31 @@ static const double ghia_y[GHIA_POINTS] = {1.0000, 0.9766, 0.9688, 0.9609, 0.953
 /* Table II: v on the horizontal centreline, at x. */
 static const double ghia_x[GHIA_POINTS] = {1.0000, 0.9688, 0.9609, 0.9531, 0.9453, 0.9063, 0.8594, 0.8047, 0.5000,
                                            0.2344, 0.2266, 0.1563, 0.0938, 0.0781, 0.0703, 0.0625, 0.0000};
+/* misprint_v: the Table II entry of Re 400 at x = 0.9063, -0.23827, breaks
+ * the monotone run from -0.22847 (x = 0.9453) to -0.44993 (x = 0.8594) that
+ * every solution of the flow shows: it is reported, not counted. */
 static const struct {
     double re, u[GHIA_POINTS], v[GHIA_POINTS];
+    int misprint_v;
 } ghia[] = {
     {100,
      {1.00000, 0.84123, 0.78871, 0.73722, 0.68717, 0.23151, 0.00332, -0.13641, -0.20581, -0.21090, -0.15662,
       -0.10150, -0.06434, -0.04775, -0.04192, -0.03717, 0.00000},
      {0.00000, -0.05906, -0.07391, -0.08864, -0.10313, -0.16914, -0.22445, -0.24533, 0.05454, 0.17527, 0.17507,
-      0.16077, 0.12317, 0.10890, 0.10091, 0.09233, 0.00000}},
+      0.16077, 0.12317, 0.10890, 0.10091, 0.09233, 0.00000},
+     -1},
     {400,
      {1.00000, 0.75837, 0.68439, 0.61756, 0.55892, 0.29093, 0.16256, 0.02135, -0.11477, -0.17119, -0.32726,
       -0.24299, -0.14612, -0.10338, -0.09266, -0.08186, 0.00000},
      {0.00000, -0.12146, -0.15663, -0.19254, -0.22847, -0.23827, -0.44993, -0.38598, 0.05186, 0.30174, 0.30203,
-      0.28124, 0.22965, 0.20920, 0.19713, 0.18360, 0.00000}},
+      0.28124, 0.22965, 0.20920, 0.19713, 0.18360, 0.00000},
+     5},
     {1000,
      {1.00000, 0.65928, 0.57492, 0.51117, 0.46604, 0.33304, 0.18719, 0.05702, -0.06080, -0.10648, -0.27805,
       -0.38289, -0.29730, -0.22220, -0.20196, -0.18109, 0.00000},
      {0.00000, -0.21388, -0.27669, -0.33714, -0.39188, -0.51550, -0.42665, -0.31966, 0.02526, 0.32235, 0.33075,
-      0.37095, 0.32627, 0.30353, 0.29012, 0.27485, 0.00000}},
+      0.37095, 0.32627, 0.30353, 0.29012, 0.27485, 0.00000},
+     -1},
 };
 
 /* Linear interpolation of a profile (pos increasing) at p. */
@@ -116,11 +123,12 @@ static int validate_cavity(const fluid_case *c, const fluid_fields *f, fluid_val
         fluid_profile *p = &v->prof[k];
         snprintf(p->ref_name, sizeof p->ref_name, "Ghia, Ghia & Shin (1982), Table %s", k == 0 ? "I" : "II");
         p->nref = GHIA_POINTS;
+        p->ref_excluded = k == 1 ? ghia[t].misprint_v : -1;
         for (int j = 0; j < GHIA_POINTS; j++) {
             p->ref_pos[j] = k == 0 ? ghia_y[j] : ghia_x[j];
             p->ref_val[j] = k == 0 ? ghia[t].u[j] : ghia[t].v[j];
             p->run_at_ref[j] = interp(p->pos, p->val, p->n, p->ref_pos[j]);
-            v->max_deviation = fmax(v->max_deviation, fabs(p->run_at_ref[j] - p->ref_val[j]));
+            if (j != p->ref_excluded) v->max_deviation = fmax(v->max_deviation, fabs(p->run_at_ref[j] - p->ref_val[j]));
         }
     }
     return FLUID_OK;
@@ -164,6 +172,7 @@ static int validate_channel(const fluid_case *c, const fluid_fields *f, fluid_va
     }
     v->l2_error = den > 0 ? sqrt(num / den) : INFINITY;
     p->nref = 17;
+    p->ref_excluded = -1;
     for (int j = 0; j < p->nref; j++) {
         double eta = j / 16.0;
         p->ref_pos[j] = eta;
@@ -199,15 +208,18 @@ int fluid_validation_table(const fluid_validation *v, const fluid_case *c, const
     fprintf(fp, "# %s, %s, %lld", c->name, c->lat->name, (long long)c->shape[0]);
     for (int a = 1; a < c->ndim; a++) fprintf(fp, "x%lld", (long long)c->shape[a]);
     fprintf(fp, " cells, Re %g, velocity %g, tau %.6f\n", c->reynolds, c->velocity, 1.0 / fluid_omega(c));
-    if (v->max_deviation >= 0) fprintf(fp, "# max deviation from the reference: %.5f of the lid speed\n", v->max_deviation);
+    if (v->max_deviation >= 0)
+        fprintf(fp, "# max deviation from the reference: %.5f of the lid speed (points marked as misprints aside)\n",
+                v->max_deviation);
     if (v->l2_error >= 0) fprintf(fp, "# L2 error of the profile: %.5f%%\n", 100.0 * v->l2_error);
     for (int k = 0; k < v->nprofiles; k++) {
         const fluid_profile *p = &v->prof[k];
         fprintf(fp, "\n# %s\n# reference: %s\n# %-8s %10s %10s %10s\n", p->title, p->nref ? p->ref_name : "none",
                 p->xlabel, "reference", "run", "diff");
         for (int j = 0; j < p->nref; j++)
-            fprintf(fp, "  %-8.4f %10.5f %10.5f %+10.5f\n", p->ref_pos[j], p->ref_val[j], p->run_at_ref[j],
-                    p->run_at_ref[j] - p->ref_val[j]);
+            fprintf(fp, "  %-8.4f %10.5f %10.5f %+10.5f%s\n", p->ref_pos[j], p->ref_val[j], p->run_at_ref[j],
+                    p->run_at_ref[j] - p->ref_val[j],
+                    j == p->ref_excluded ? "   misprint in the table, not counted in the max deviation" : "");
     }
     if (fclose(fp) != 0) {
         snprintf(err, errlen, "%s: write failed", path);
