@@ -1,6 +1,6 @@
 /*
  * svg.c - the run's picture: the speed field (the middle plane of a 3D
- * run), coarsened to at most 96 squares a side, and each profile as a line
+ * run), coarsened to at most 64 squares a side, and each profile as a line
  * with the reference points as circles.
  */
 #include <math.h>
@@ -9,7 +9,17 @@
 
 #define PANEL 360
 #define MARGIN 50
-#define FIELD_MAX 96
+#define FIELD_MAX 64
+
+/* Text with XML's special characters escaped. */
+static void svg_escaped(FILE *fp, const char *text) {
+    for (; *text; text++) {
+        if (*text == '&') fputs("&amp;", fp);
+        else if (*text == '<') fputs("&lt;", fp);
+        else if (*text == '>') fputs("&gt;", fp);
+        else fputc(*text, fp);
+    }
+}
 
 /* A blue-white-red ramp of t in [0, 1]. */
 static void ramp(double t, int *r, int *g, int *b) {
@@ -63,7 +73,9 @@ static void svg_profile(FILE *fp, const fluid_profile *p, double x0, double y0) 
     hi += pad;
 #define PX(v) (x0 + (v) * PANEL)
 #define PY(v) (y0 + PANEL - ((v) - lo) / (hi - lo) * PANEL)
-    fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"14\">%s</text>\n", x0, y0 - 8, p->title);
+    fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"14\">", x0, y0 - 8);
+    svg_escaped(fp, p->title);
+    fputs("</text>\n", fp);
     fprintf(fp, "<rect x=\"%g\" y=\"%g\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n", x0, y0,
             PANEL, PANEL);
     fprintf(fp, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" stroke=\"#bbb\"/>\n", x0, PY(0), x0 + PANEL,
@@ -80,9 +92,11 @@ static void svg_profile(FILE *fp, const fluid_profile *p, double x0, double y0) 
         fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"%s\"%s/>\n",
                 PX(p->ref_pos[j]), PY(p->ref_val[j]), j == p->ref_excluded ? "#999" : "#126",
                 j == p->ref_excluded ? " stroke-dasharray=\"2,2\"" : "");
-    if (p->nref)
-        fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#126\">o %s; line: this run</text>\n", x0,
-                y0 + PANEL + 45, p->ref_name);
+    if (p->nref) {
+        fprintf(fp, "<text x=\"%g\" y=\"%g\" font-size=\"11\" fill=\"#126\">o ", x0, y0 + PANEL + 45);
+        svg_escaped(fp, p->ref_name);
+        fputs("; line: this run</text>\n", fp);
+    }
 #undef PX
 #undef PY
 }

@@ -62,7 +62,20 @@ fi
 
 # A case written and read back runs the same flow (a few steps, no output files).
 "$fluid" --case cavity2d --size 8 --no-run --write-input round.nc >/dev/null || fails=$((fails + 1))
-"$fluid" --input round.nc --steps 20 --tolerance 0 >out.txt 2>err.txt || { echo "FAIL: round.nc did not run"; cat err.txt; fails=$((fails + 1)); }
-grep -q "20 steps" out.txt || { echo "FAIL: round.nc ran other than 20 steps"; fails=$((fails + 1)); }
+# Its outputs: a well-formed SVG, and CF netCDF holding every field and the history.
+"$fluid" --input round.nc --steps 2000 --interval 500 --tolerance 0 --svg round.svg --output flow.nc >out.txt 2>err.txt ||
+    { echo "FAIL: round.nc did not run"; cat err.txt; fails=$((fails + 1)); }
+grep -q "2000 steps" out.txt || { echo "FAIL: round.nc ran other than 2000 steps"; fails=$((fails + 1)); }
+if command -v python3 >/dev/null; then
+    python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' round.svg ||
+        { echo "FAIL: round.svg is not well-formed XML"; fails=$((fails + 1)); }
+fi
+if command -v ncdump >/dev/null; then
+    ncdump -h flow.nc >header.txt
+    for want in "time = UNLIMITED ; // (4 currently)" "float u(time, y, x)" "float v(time, y, x)" "float rho(time, y, x)" \
+                "float vorticity(time, y, x)" "history_residual(sample)" ':Conventions = "CF-1.8"'; do
+        grep -qF "$want" header.txt || { echo "FAIL: flow.nc lacks '$want'"; fails=$((fails + 1)); }
+    done
+fi
 [ "$fails" = 0 ] && echo "all refusals as expected"
 exit $((fails > 0))
