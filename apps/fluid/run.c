@@ -276,7 +276,7 @@ int fluid_run(const fluid_case *c, const fluid_options *o) {
         fluid_output *done_out = out;
         out = NULL;
         if ((st = fluid_output_close(done_out, h.step, h.residual, h.mass, h.n, err, sizeof err))) goto fail_msg;
-        printf("  output   %s (%d frames)\n", o->output, nframes);
+        printf("  output   %s (%d %s)\n", o->output, nframes, nframes == 1 ? "frame" : "frames");
     }
     st = check_bounds(o, &v, drift);
     goto done;

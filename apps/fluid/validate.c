@@ -214,8 +214,14 @@ int fluid_validation_table(const fluid_validation *v, const fluid_case *c, const
     if (v->l2_error >= 0) fprintf(fp, "# L2 error of the profile: %.5f%%\n", 100.0 * v->l2_error);
     for (int k = 0; k < v->nprofiles; k++) {
         const fluid_profile *p = &v->prof[k];
-        fprintf(fp, "\n# %s\n# reference: %s\n# %-8s %10s %10s %10s\n", p->title, p->nref ? p->ref_name : "none",
-                p->xlabel, "reference", "run", "diff");
+        fprintf(fp, "\n# %s\n", p->title);
+        if (p->nref)
+            fprintf(fp, "# reference: %s\n# %-8s %10s %10s %10s\n", p->ref_name, p->xlabel, "reference", "run", "diff");
+        if (p->nref == 0) {   /* no reference: the run's profile itself */
+            fprintf(fp, "# %-8s %10s\n", p->xlabel, "run");
+            for (int j = 0; j < p->n; j++) fprintf(fp, "  %-8.4f %10.5f\n", p->pos[j], p->val[j]);
+            continue;
+        }
         for (int j = 0; j < p->nref; j++)
             fprintf(fp, "  %-8.4f %10.5f %10.5f %+10.5f%s\n", p->ref_pos[j], p->ref_val[j], p->run_at_ref[j],
                     p->run_at_ref[j] - p->ref_val[j],
