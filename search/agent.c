@@ -5,9 +5,9 @@
  * config among the best tenth (a bandit in the manner of OpenTuner's). Both
  * share one experience pool and its cost model; priors from similar tasks
  * pre-train the cost model. While the models have too little data, a run
- * that starts from measured configs (the template's default and warm-start
- * configs, which the search loop measures first) spends its first batches on a local search: the configs
- * nearest to the best one so far. A default is a good guess whose
+ * that starts from measured configs (the template's default, which the
+ * search loop measures first) spends its first batches on a local search:
+ * the configs nearest to the best one so far. A default is a good guess whose
  * neighbours are better guesses than random ones.
  * Genetic and annealing search, slower to learn on every recorded space,
  * are left to their own strategies. */
