@@ -90,7 +90,7 @@ pairs=("heat3d-256x256x256 heat3d-512x512x512" "heat3d-512x512x512 heat3d-256x25
 } > "$out/transfer-pairs.txt.tmp"
 # a summary of every pair: warm over cold evaluations to within 5%
 awk '/within 5% \(median\)/{n++; r=$9/$7; if (r>1.1) bad++; if (r>worst) worst=r}
-     /alone reaches/{if ($6+0 >= 90) {near++; if (r <= 1/3) gain++}}
+     /alone reaches/{if ($7+0 >= 90) {near++; if (r <= 1/3) gain++}}
      END{printf "# warm over cold to within 5%%: at most 1.1x on %d of %d pairs (worst %.2fx); at least 3x fewer on %d of the %d pairs whose source best is within 10%% on the target\n", n-bad, n, worst, gain, near}' \
     "$out/transfer-pairs.txt.tmp" > "$out/transfer-pairs.txt"
 cat "$out/transfer-pairs.txt.tmp" >> "$out/transfer-pairs.txt"

@@ -206,9 +206,9 @@ static bool fast_enough(const tess_result *r, void *user) {
     return r->status == TESS_RESULT_OK && r->time_ms < e->stop_below;
 }
 
-/* Warm starts take one path for every strategy: the loop evaluates the
- * seeds first, in order, and the strategy (told of them) never proposes
- * them again; the strict loop would fail if it did. */
+/* Seeds take one path for every strategy: the loop evaluates them first,
+ * in order, and the strategy (told of them) never proposes them again; the
+ * strict loop would fail if it did. */
 static void test_seeds_first(void) {
     tess_space *s = synthetic_space();
     tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 4};
