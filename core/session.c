@@ -21,8 +21,9 @@ typedef struct recorder {
     const tess_space *space;
     int64_t run_id;
     const char *strategy;
-    const tess_config *seeds;       /* the default, then the warm start, best first */
-    int nseeds;
+    const tess_config *dflt;
+    const tess_config *warm;        /* the warm start's configs, best first */
+    int nwarm;
     const tess_tune_options *opt;
     tess_tune_report *report;
     int done;
@@ -34,10 +35,10 @@ typedef struct recorder {
  * or the strategy. Results arrive as their candidates finish, not in the
  * order proposed, so the config itself tells. */
 static const char *origin_of(const recorder *rec, const tess_config *c, char *buf, size_t len) {
-    if (tess_config_equal(c, &rec->seeds[0])) return "default";
-    for (int i = 1; i < rec->nseeds; i++)
-        if (tess_config_equal(c, &rec->seeds[i])) {
-            snprintf(buf, len, "transfer:%d", i);
+    if (tess_config_equal(c, rec->dflt)) return "default";
+    for (int i = 0; i < rec->nwarm; i++)
+        if (tess_config_equal(c, &rec->warm[i])) {
+            snprintf(buf, len, "transfer:%d", i + 1);
             return buf;
         }
     return rec->strategy;
@@ -101,27 +102,23 @@ tess_status tess_session_search(const tess_session *s, const tess_space *space, 
     tess_status st = tess_session_strategy(opt, &strategy);
     if (st) return st;
     if (report) memset(report, 0, sizeof *report);
-    /* The default first (the baseline of every speedup), then the warm start. */
-    tess_config dflt, *seeds;
-    int nseeds;
+    /* The default first (the baseline of every speedup), then the warm start
+     * (interleaved with the strategy's proposals). */
+    tess_config dflt;
     tess_space_default(space, &dflt);
-    st = tess_warm_seeds(&dflt, warm, &seeds, &nseeds);
-    if (st) return st;
     int64_t device_id, task_id, run_id;
     st = tess_records_put_device(s->db, &s->device, &device_id);
     if (!st) st = tess_records_put_task(s->db, &s->task, s->op ? s->op->family : "replay", &task_id);
     if (!st)
         st = tess_records_begin_run(s->db, task_id, device_id, strategy->name, opt->seed, opt->budget, &run_id);
-    if (st) {
-        free(seeds);
-        return st;
-    }
+    if (st) return st;
     recorder rec = {.db = s->db, .space = space, .run_id = run_id, .strategy = strategy->name,
-                    .seeds = seeds, .nseeds = nseeds, .opt = opt, .report = report,
-                    .best_ms = INFINITY, .t0 = tess_now()};
+                    .dflt = &dflt, .warm = warm ? warm->configs : NULL, .nwarm = warm ? warm->n : 0,
+                    .opt = opt, .report = report, .best_ms = INFINITY, .t0 = tess_now()};
     tess_tune_loop_options lo = {.strategy = strategy, .budget = opt->budget, .seconds = opt->seconds,
                                  .window = opt->window, .seed = opt->seed, .batch = opt->batch,
-                                 .cancel = opt->cancel, .seeds = seeds, .nseeds = nseeds,
+                                 .cancel = opt->cancel, .seeds = &dflt, .nseeds = 1,
+                                 .warm = rec.warm, .nwarm = rec.nwarm,
                                  .priors = warm ? warm->priors : NULL, .npriors = warm ? warm->npriors : 0,
                                  .on_result = on_result, .user = &rec};
     tess_tune_outcome out;
@@ -130,7 +127,6 @@ tess_status tess_session_search(const tess_session *s, const tess_space *space, 
     tess_status end = tess_records_end_run(s->db, run_id, st ? "error" : out.stop_reason, out.evaluations);
     if (!st) st = end;
     if (!st && report) fill_report(s, space, warm, &out, report);
-    free(seeds);
     return st;
 }
 

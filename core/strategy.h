@@ -37,9 +37,9 @@ typedef struct tess_strategy_ops {
      * strategy has nothing left to propose (the space is exhausted). */
     tess_status (*propose)(void *state, tess_config *out, int max, int *n);
     /* A measured config. The search loop also reports configs the strategy
-     * did not propose (the template's default, warm starts: the loop
-     * evaluates them first), before or between batches: they count as known
-     * and must not be proposed again. */
+     * did not propose (the template's default, which the loop evaluates
+     * first, and warm starts, which it interleaves with the strategy's own
+     * proposals): they count as known and must not be proposed again. */
     tess_status (*observe)(void *state, const tess_config *c, tess_outcome status, double time_ms);
     void (*destroy)(void *state);
 } tess_strategy_ops;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "error.h"
 #include "tune.h"
+#include "warm.h"
 
 typedef struct loop_state {
     const tess_tune_loop_options *o;
@@ -13,7 +14,16 @@ typedef struct loop_state {
     int since_improvement;
     bool stopped;               /* the caller's stop condition held */
     tess_status observe_error;
+    /* A warm config measured slower than the best so far: the source does
+     * not fit the target, and the rest of its configs are not evaluated. */
+    bool warm_misfit;
 } loop_state;
+
+static bool is_warm(const tess_tune_loop_options *o, const tess_config *c) {
+    for (int i = 0; i < o->nwarm; i++)
+        if (tess_config_equal(&o->warm[i], c)) return true;
+    return false;
+}
 
 static void record(const tess_result *r, void *user) {
     loop_state *ls = user;
@@ -21,6 +31,8 @@ static void record(const tess_result *r, void *user) {
     out->evaluations++;
     if ((unsigned)r->status < TESS_OUTCOME_COUNT) out->counts[r->status]++;
     bool ok = r->status == TESS_RESULT_OK;
+    if (is_warm(ls->o, &r->config) && !(ok && (!out->found || r->time_ms < out->best.time_ms)))
+        ls->warm_misfit = true;
     if (ok && (!out->found || r->time_ms < 0.99 * out->best.time_ms)) ls->since_improvement = 0;
     else ls->since_improvement++;
     if (ok && (!out->found || r->time_ms < out->best.time_ms)) {
@@ -75,13 +87,14 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
     tess_config *proposal = malloc((size_t)batch * sizeof *proposal);
     /* holds a filtered batch, or all the seed configs */
     tess_config *keep = malloc((size_t)(batch > o->nseeds ? batch : o->nseeds) * sizeof *keep);
-    if (!seen || !proposal || !keep) {
+    bool *warm_slot = malloc((size_t)batch * sizeof *warm_slot);
+    if (!seen || !proposal || !keep || !warm_slot) {
         st = tess_error(TESS_ERR_NOMEM, "search loop");
         goto done;
     }
     double t0 = tess_now();
     char why[96] = "";
-    /* Seed configs first: the default (the baseline every speedup refers to) and warm starts. */
+    /* Seed configs first: the default (the baseline every speedup refers to). */
     int nseed = 0;
     for (int i = 0; i < o->nseeds; i++)
         if (tess_space_valid(ev->space, &o->seeds[i]) && tess_config_set_add(seen, &o->seeds[i]))
@@ -92,29 +105,35 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
         if (k <= 0) break;
         st = ev->ops->evaluate(ev, keep + i, k, record, &ls);
     }
-    int stalls = 0;
+    int stalls = 0, own = 0, next_warm = 0;
     while (!st && !ls.observe_error) {
         if (stop_reason(o, &ls, t0, why, sizeof why)) break;
         int max = batch;
         if (o->budget > 0 && o->budget - out->evaluations < max) max = o->budget - out->evaluations;
+        if (ls.warm_misfit) next_warm = o->nwarm;
+        /* With the default measured, the strategy's first batch (around it)
+         * goes before any transferred config: a measured config's
+         * neighbourhood is evidence about this target, a transferred one a
+         * guess (on the H200 recordings, sources whose best reached 85-90%
+         * of the target's optimum delayed the hit that the cold search found
+         * there). Without a measured seed the source's best goes first. */
+        int nwarm = tess_warm_plan(own, next_warm, o->nwarm, nseed > 0 ? batch : 0, max, warm_slot);
         int n = 0;
-        double p0 = tess_now();
-        st = o->strategy->propose(ls.strategy_state, proposal, max, &n);
-        double ms = 1e3 * (tess_now() - p0);
-        if (ms > out->propose_ms_max) out->propose_ms_max = ms;
-        if (st) break;
-        if (n == 0) {
-            snprintf(why, sizeof why, "search space exhausted");
-            break;
-        }
-        if (n > max) {
-            if (o->strict) {
-                st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed %d configs when asked for %d",
-                                o->strategy->name, n, max);
-                break;
+        if (nwarm < max) {
+            double p0 = tess_now();
+            st = o->strategy->propose(ls.strategy_state, proposal, max - nwarm, &n);
+            double ms = 1e3 * (tess_now() - p0);
+            if (ms > out->propose_ms_max) out->propose_ms_max = ms;
+            if (st) break;
+            if (n > max - nwarm) {
+                if (o->strict) {
+                    st = tess_error(TESS_ERR_INTERNAL, "strategy '%s' proposed %d configs when asked for %d",
+                                    o->strategy->name, n, max - nwarm);
+                    break;
+                }
+                out->skipped += n - (max - nwarm);
+                n = max - nwarm;
             }
-            out->skipped += n - max;
-            n = max;
         }
         /* The loop guards what every strategy promises: nothing twice, nothing illegal. */
         int m = 0;
@@ -123,7 +142,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
                                 : !tess_config_set_add(seen, &proposal[i]) ? "a config twice"
                                                                            : NULL;
             if (!fault)
-                keep[m++] = proposal[i];
+                proposal[m++] = proposal[i];
             else if (!o->strict)
                 out->skipped++;
             else {
@@ -134,7 +153,24 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
             }
         }
         if (st) break;
-        if (m == 0) {
+        /* the batch in the planned order; once the strategy has nothing left, warm configs only */
+        int k = 0;
+        for (int i = 0, p = 0; i < max; i++) {
+            if (warm_slot[i] || n == 0) {
+                while (next_warm < o->nwarm && !(tess_space_valid(ev->space, &o->warm[next_warm]) &&
+                                                 tess_config_set_add(seen, &o->warm[next_warm])))
+                    next_warm++;
+                if (next_warm < o->nwarm) keep[k++] = o->warm[next_warm++];
+            } else if (p < m) {
+                keep[k++] = proposal[p++];
+                own++;
+            }
+        }
+        if (k == 0 && n == 0 && nwarm < max) {
+            snprintf(why, sizeof why, "search space exhausted");
+            break;
+        }
+        if (k == 0) {
             if (++stalls == 3) {
                 snprintf(why, sizeof why, "strategy proposed nothing new");
                 break;
@@ -142,7 +178,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
             continue;
         }
         stalls = 0;
-        st = ev->ops->evaluate(ev, keep, m, record, &ls);
+        st = ev->ops->evaluate(ev, keep, k, record, &ls);
     }
     if (!st && ls.observe_error) st = ls.observe_error;
     if (!st && !why[0]) stop_reason(o, &ls, t0, why, sizeof why);
@@ -153,5 +189,6 @@ done:
     tess_config_set_destroy(seen);
     free(proposal);
     free(keep);
+    free(warm_slot);
     return st;
 }

@@ -21,9 +21,16 @@ typedef struct tess_tune_loop_options {
     uint64_t seed;
     int batch;                  /* 0: the evaluator's preferred batch */
     /* Evaluated first, in order, before the strategy proposes (the template's
-     * default, warm starts); duplicates and illegal ones are skipped. */
+     * default); duplicates and illegal ones are skipped. */
     const tess_config *seeds;
     int nseeds;
+    /* The warm start's configs, most promising first: interleaved with the
+     * strategy's proposals (tess_warm_plan: after its first batch when seeds
+     * were measured, at once otherwise), each skipped when it was evaluated
+     * already or is illegal. Once one measures no faster than the best so
+     * far the source does not fit the target, and the rest are dropped. */
+    const tess_config *warm;
+    int nwarm;
     /* Measurements of similar tasks that pre-train the strategy's cost model. */
     const tess_prior *priors;
     int npriors;

@@ -1,4 +1,5 @@
-/* warm.c - what a search starts from: the default, then the warm start. */
+/* warm.c - a warm start, and where its configs go among a search's own proposals. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,22 @@ void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len) {
     }
 }
 
-tess_status tess_warm_seeds(const tess_config *dflt, const tess_warm_start *w, tess_config **seeds, int *n) {
-    int nwarm = w ? w->n : 0, m = 0;
-    *seeds = malloc((size_t)(nwarm + 1) * sizeof **seeds);
-    if (!*seeds) return tess_error(TESS_ERR_NOMEM, "seeds");
-    if (dflt) (*seeds)[m++] = *dflt;
-    if (nwarm) memcpy(*seeds + m, w->configs, (size_t)nwarm * sizeof **seeds);
-    *n = m + nwarm;
-    return TESS_OK;
+int tess_warm_due(int k, int first) {
+    /* After `first` of the strategy's proposals the source's best, then the
+     * others ever more sparsely (after 1, 3, 7, ... more): the first warm
+     * configs are the likeliest to help, and a misfit costs a few
+     * evaluations instead of as many as it has configs. */
+    return k < 30 ? first + (1 << k) - 1 : INT_MAX;
+}
+
+int tess_warm_plan(int own, int next, int nwarm, int first, int max, bool *warm_slot) {
+    int nw = 0;
+    for (int i = 0; i < max; i++) {
+        /* one a batch: each is measured before the next is placed, so that a
+         * misfit (see tess_tune_loop_options) stops the rest */
+        warm_slot[i] = nw == 0 && next < nwarm && own >= tess_warm_due(next, first);
+        if (warm_slot[i]) next++, nw++;
+        else own++;
+    }
+    return nw;
 }

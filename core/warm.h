@@ -1,6 +1,6 @@
 /*
  * warm.h - a warm start as the search takes it: configs of the new task's
- * space that the search loop evaluates first (after the template's default),
+ * space that the search loop interleaves with the strategy's own proposals,
  * priors that pre-train the strategy's cost model, and the sources they came
  * from. Built above core (transfer/: from the records of similar tasks, or
  * from a replayed recording in the transfer benchmark), taken by the tuning
@@ -37,10 +37,18 @@ void tess_warm_start_free(tess_warm_start *w);
 /* "heat3d:f32:256x256x256 on cpu:... (similarity 0.82); ..." for reports. */
 void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len);
 
-/* The configs a search evaluates before its strategy proposes: the
- * template's default (dflt; NULL when unknown, as in a recording that does
- * not name it), then the warm start's configs (w may be NULL). *seeds is
- * malloc'd (the caller frees it). */
-tess_status tess_warm_seeds(const tess_config *dflt, const tess_warm_start *w, tess_config **seeds, int *n);
+/* How many of the strategy's own proposals the search loop evaluates
+ * before the k-th (0-based) warm-start config, `first` of them before the
+ * first: the warm configs are interleaved with the strategy's proposals, not
+ * evaluated ahead of them, so a source that does not fit the target costs
+ * the search little. */
+int tess_warm_due(int k, int first);
+
+/* Plans the next batch of max slots: warm_slot[i] says whether slot i takes
+ * the next warm config (own: the strategy's proposals placed so far, next:
+ * the warm configs placed so far, of nwarm, first: as tess_warm_due), at
+ * most one a batch. Returns how many slots are warm (0 or 1); the others
+ * are the strategy's. */
+int tess_warm_plan(int own, int next, int nwarm, int first, int max, bool *warm_slot);
 
 #endif

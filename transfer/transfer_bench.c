@@ -87,20 +87,15 @@ tess_status tess_transfer_bench_run(const tess_strategy_ops *ops, const tess_ben
         use.n = use.n ? 1 : 0;
         use.npriors = 0;
     }
-    tess_config dflt, *seeds;
-    int nseeds;
-    tess_status st = tess_warm_seeds(tess_replay_default(target->replay, &dflt) ? &dflt : NULL, &use, &seeds,
-                                     &nseeds);
-    if (st) return st;
+    tess_config dflt;
+    bool has_default = tess_replay_default(target->replay, &dflt);
     run_state rs = {.target = target, .evals = evals, .on_result = on_result, .user = user};
     tess_tune_loop_options lo = {.strategy = ops, .budget = budget, .seed = seed, .batch = 8,
-                                 .seeds = seeds, .nseeds = nseeds, .priors = use.priors,
-                                 .npriors = use.npriors, .strict = true, .on_result = count_result,
-                                 .stop = within_1pct, .user = &rs};
+                                 .seeds = &dflt, .nseeds = has_default, .warm = use.configs, .nwarm = use.n,
+                                 .priors = use.priors, .npriors = use.npriors, .strict = true,
+                                 .on_result = count_result, .stop = within_1pct, .user = &rs};
     tess_tune_outcome out;
-    st = tess_tune_loop(target->ev, &lo, &out);
-    free(seeds);
-    return st;
+    return tess_tune_loop(target->ev, &lo, &out);
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -54,12 +54,20 @@ for space, rs in by_space.items():
 print()
 for s in ("random", "bayes", "model", "agent"):
     print("geomean of vs rnd over %d spaces, %-7s %.3f" % (len(logs[s]), s, math.exp(sum(logs[s]) / len(logs[s]))))
+behind = [space for space, rs in by_space.items()
+          if (lambda e: e["agent"] > min(e["bayes"], e["model"]))(
+              {r["strategy"]: (r["evals_to_5pct_median"] or 2 * r["budget"]) for r in rs})]
+print("agent at most its best member (bayes, model) on %d of %d spaces%s" % (
+    len(by_space) - len(behind), len(by_space), "; behind on " + ", ".join(behind) if behind else ""))
 PY
 } > "$out/agent-members.txt"
 
 pairs=("heat3d-256x256x256 heat3d-512x512x512" "heat3d-512x512x512 heat3d-256x256x256"
        "heat3d-384x384x384 heat3d-320x320x640" "heat3d-320x320x640 heat3d-384x384x384"
-       "heat3d-256x256x256 box3d27-256x256x256" "heat3d-256x256x256 varcoef3d-256x256x256"
+       "heat3d-256x256x256 heat3d-384x384x384" "heat3d-384x384x384 heat3d-256x256x256"
+       "heat3d-256x256x256 box3d27-256x256x256" "box3d27-256x256x256 heat3d-256x256x256"
+       "heat3d-256x256x256 varcoef3d-256x256x256" "varcoef3d-256x256x256 heat3d-256x256x256"
+       "box3d27-256x256x256 varcoef3d-256x256x256" "varcoef3d-256x256x256 box3d27-256x256x256"
        "sum-67108864 sum-1048576" "sum-1048576 sum-67108864")
 {
     echo "# bench transfer by replay, $stamp:"
@@ -73,5 +81,18 @@ pairs=("heat3d-256x256x256 heat3d-512x512x512" "heat3d-512x512x512 heat3d-256x25
         echo "\$ tessera bench transfer gpu-h200-run4/space-$1.jsonl gpu-h200-run4/space-$2.jsonl --repeats $repeats --budget $budget"
         "$tessera" bench transfer "$h200/space-$1.jsonl" "$h200/space-$2.jsonl" --repeats "$repeats" --budget "$budget"
     done
-} > "$out/transfer-pairs.txt"
+    tb4="gpu-h200-run10/space-heat3d4-tb4-px2.jsonl" t512="gpu-h200-run8/space-heat3d4-512-time_block4.jsonl"
+    for p in "$tb4 $t512" "$t512 $tb4"; do
+        set -- $p
+        echo "\$ tessera bench transfer $1 $2 --repeats $repeats --budget $budget"
+        "$tessera" bench transfer "$root/data/bench/$1" "$root/data/bench/$2" --repeats "$repeats" --budget "$budget"
+    done
+} > "$out/transfer-pairs.txt.tmp"
+# a summary of every pair: warm over cold evaluations to within 5%
+awk '/within 5% \(median\)/{n++; r=$9/$7; if (r>1.1) bad++; if (r>worst) worst=r}
+     /alone reaches/{if ($7+0 >= 90) {near++; if (r <= 1/3) gain++}}
+     END{printf "# warm over cold to within 5%%: at most 1.1x on %d of %d pairs (worst %.2fx); at least 3x fewer on %d of the %d pairs whose source best is within 10%% on the target\n", n-bad, n, worst, gain, near}' \
+    "$out/transfer-pairs.txt.tmp" > "$out/transfer-pairs.txt"
+cat "$out/transfer-pairs.txt.tmp" >> "$out/transfer-pairs.txt"
+rm -f "$out/transfer-pairs.txt.tmp"
 echo "wrote $out/agent-members.txt and $out/transfer-pairs.txt"

@@ -1,7 +1,8 @@
 /* test_search.c - every built-in strategy on synthetic spaces with a known
  * optimum: legal, never repeated proposals, exhaustion, reproducibility and
- * finding the optimum within a budget; the search loop's seeds, stop
- * condition and guard against rule-breaking strategies. */
+ * finding the optimum within a budget; the search loop's seeds, the
+ * interleaving of warm-start configs, the stop condition and the guard
+ * against rule-breaking strategies. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "core/strategy.h"
 #include "core/tune.h"
 #include "core/types.h"
+#include "core/warm.h"
 #include "search/search.h"
 
 /* ---- a synthetic space: a smooth bowl in log space with interactions,
@@ -204,9 +206,9 @@ static bool fast_enough(const tess_result *r, void *user) {
     return r->status == TESS_RESULT_OK && r->time_ms < e->stop_below;
 }
 
-/* Warm starts take one path for every strategy: the loop evaluates the
- * seeds first, in order, and the strategy (told of them) never proposes
- * them again; the strict loop would fail if it did. */
+/* Seeds take one path for every strategy: the loop evaluates them first,
+ * in order, and the strategy (told of them) never proposes them again; the
+ * strict loop would fail if it did. */
 static void test_seeds_first(void) {
     tess_space *s = synthetic_space();
     tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 4};
@@ -234,6 +236,58 @@ static void test_seeds_first(void) {
     CHECK_OK(tess_tune_loop(&ev, &lo, &out));
     CHECK_MSG(out.evaluations == 1 && strstr(out.stop_reason, "stop condition"), "%d: %s", out.evaluations,
               out.stop_reason);
+    tess_space_destroy(s);
+}
+
+/* Where the loop puts a warm start's configs among the strategy's own
+ * proposals: one a batch, the k-th after first + 2^k - 1 of them. */
+static void test_warm_plan(void) {
+    bool w[4];
+    CHECK(tess_warm_plan(0, 0, 3, 0, 4, w) == 1 && w[0] && !w[1] && !w[2] && !w[3]);
+    CHECK(tess_warm_plan(3, 1, 3, 0, 4, w) == 1 && w[0] && !w[1]);   /* due after 1 */
+    CHECK(tess_warm_plan(1, 2, 3, 0, 4, w) == 1 && !w[0] && !w[1] && w[2] && !w[3]);   /* due after 3 */
+    CHECK(tess_warm_plan(9, 3, 3, 0, 4, w) == 0 && !w[0] && !w[3]);   /* none left */
+    /* after a first batch of four of the strategy's own */
+    CHECK(tess_warm_plan(0, 0, 3, 4, 4, w) == 0);
+    CHECK(tess_warm_plan(2, 0, 3, 4, 4, w) == 1 && !w[0] && !w[1] && w[2] && !w[3]);
+    CHECK(tess_warm_plan(4, 0, 3, 4, 4, w) == 1 && w[0]);
+}
+
+/* The loop interleaves warm configs: after the strategy's first batch when
+ * the default was measured, at once without one; a warm config slower than
+ * the best so far (here one that fails) drops the rest. */
+static void test_warm_interleaved(void) {
+    tess_space *s = synthetic_space();
+    tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 4};
+    tess_config dflt, fit[2], misfit[2];
+    tess_space_default(s, &dflt);
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &fit[0]));   /* the optimum */
+    CHECK_OK(tess_config_parse(s, "block_x=32,block_y=4,unroll=4,order=zyx,tile=2", &fit[1]));
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=8,order=zyx,tile=16", &misfit[0]));
+    misfit[1] = fit[0];
+    const tess_strategy_ops *random = tess_strategy_find("random");
+    evaluated e = {.n = 0};
+    tess_tune_loop_options lo = {.strategy = random, .budget = 12, .seed = 1, .batch = 4, .seeds = &dflt,
+                                 .nseeds = 1, .warm = fit, .nwarm = 2, .strict = true,
+                                 .on_result = keep_config, .user = &e};
+    tess_tune_outcome out;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    /* the default, four of the strategy's, the optimum, three more, the second */
+    CHECK_MSG(e.n == 12 && tess_config_equal(&e.c[0], &dflt), "%d evaluations", e.n);
+    for (int i = 1; i < e.n; i++)
+        CHECK_MSG(tess_config_equal(&e.c[i], &fit[0]) == (i == 5) && tess_config_equal(&e.c[i], &fit[1]) == (i == 9),
+                  "evaluation %d", i + 1);
+    /* without a measured default the source's best goes first, the next a batch later */
+    e.n = 0;
+    lo.nseeds = 0;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    CHECK(e.n == 12 && tess_config_equal(&e.c[0], &fit[0]) && tess_config_equal(&e.c[4], &fit[1]));
+    /* a misfit first: the optimum behind it is never tried from the warm start */
+    e.n = 0;
+    lo.warm = misfit;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    CHECK(e.n == 12 && tess_config_equal(&e.c[0], &misfit[0]));
+    for (int i = 1; i < e.n; i++) CHECK_MSG(!tess_config_equal(&e.c[i], &fit[0]), "evaluation %d", i + 1);
     tess_space_destroy(s);
 }
 
@@ -344,6 +398,8 @@ int main(void) {
     test_exhaustive_order();
     test_reproducible();
     test_seeds_first();
+    test_warm_plan();
+    test_warm_interleaved();
     test_rule_breaker();
     test_agent_starts_near_default();
     test_finds_optimum();

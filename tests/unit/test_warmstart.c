@@ -279,11 +279,15 @@ static void test_tune_and_bench_alike(void) {
     tess_config dflt;
     tess_space_default(dst.space, &dflt);
     CHECK(tess_config_equal(&bench.c[0], &dflt) && strcmp(tuned.origin[0], "default") == 0);
-    for (int i = 1; i <= 2; i++) {
+    /* each warm config once, whoever reached it first (here the local search
+     * around the default: the space is small); tess_warm_plan's order is
+     * test_search's */
+    for (int k = 1; k <= 2; k++) {
         char label[32];
-        snprintf(label, sizeof label, "transfer:%d", i);
-        CHECK_MSG(strcmp(tuned.origin[i], label) == 0, "evaluation %d came from %s", i + 1, tuned.origin[i]);
-        CHECK(tess_config_equal(&bench.c[i], &from_replay.configs[i - 1]));
+        snprintf(label, sizeof label, "transfer:%d", k);
+        int times = 0;
+        for (int i = 0; i < tuned.t.n; i++) times += strcmp(tuned.origin[i], label) == 0;
+        CHECK_MSG(times == 1, "%s evaluated %d times", label, times);
     }
     for (int i = 0; i < bench.n && i < tuned.t.n; i++)
         CHECK_MSG(tess_config_equal(&bench.c[i], &tuned.t.c[i]), "evaluation %d differs", i + 1);
