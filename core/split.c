@@ -57,6 +57,10 @@ tess_status tess_split_space_create(int64_t planes, int ranks, int step_depth, t
     if (!st) st = tess_space_add(s, "exchange_every", 4, pow2, 0);
     if (!st) st = tess_space_add_constraint_copy(s, split_deep_halo_fits, fit, sizeof fit,
                                                  "exchange_every * halo of one application <= thinnest slab");
+    /* a config text may leave any of them out: the default */
+    if (!st) st = tess_space_set_optional(s, "overlap", 1);
+    if (!st) st = tess_space_set_optional(s, "halo_chunks", 1);
+    if (!st) st = tess_space_set_optional(s, "exchange_every", 1);
     if (st) {
         tess_space_destroy(s);
         return st;

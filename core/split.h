@@ -50,7 +50,8 @@ void tess_split_window(const tess_split_plan *p, int reach, int64_t lo, int64_t 
  *                   that many times deeper; at most what the thinnest slab
  *                   of a split into `ranks` of `planes` allows for a step
  *                   depth of `step_depth` planes
- * Caller frees with tess_space_destroy. */
+ * A config text may leave parameters out (their defaults). Caller frees
+ * with tess_space_destroy. */
 tess_status tess_split_space_create(int64_t planes, int ranks, int step_depth, tess_space **out);
 
 #endif

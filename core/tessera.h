@@ -349,6 +349,13 @@ typedef struct tess_split_options {
 } tess_split_options;
 
 tess_split_options tess_split_options_default(void);
+/* Sets o's overlap parameters from a config of their space,
+ * "overlap=none|split,halo_chunks=1|2|4|8,exchange_every=1|2|4|8" (any may
+ * be left out: the default), for a split of op's task into o->ranks slabs:
+ * TESS_ERR_ARG naming the parameter or value, or the constraint (a halo
+ * exchange_every applications deep must fit the thinnest slab). */
+tess_status tess_split_options_parse(const char *op, const int64_t *shape, int ndim, const char *text,
+                                     tess_split_options *o);
 
 #define TESS_SPLIT_MAX_RANKS 64
 

@@ -63,15 +63,50 @@ static bool split_writes(const tess_buffer_info *b) {
     return b->role == TESS_BUFFER_OUTPUT || b->role == TESS_BUFFER_SCRATCH;
 }
 
+/* The stencil op names and the planes one application reaches along its
+ * slowest axis (its reach times its fused steps). */
+static tess_status split_stencil(const char *op, const tess_spec **spec, int *reach) {
+    tess_status st = tess_op_check(op);
+    char name[TESS_OP_NAME_MAX];
+    if (!st) st = tess_op_spec_name(op, name, NULL);
+    if (st) return st;
+    if (!(*spec = tess_stencils_spec(name)))
+        return tess_error(TESS_ERR_ARG, "'%s' is not a stencil: only stencil runs split into slabs", name);
+    *reach = ((*spec)->lo[0] > (*spec)->hi[0] ? (*spec)->lo[0] : (*spec)->hi[0]) * (*spec)->steps;
+    return TESS_OK;
+}
+
+tess_status tess_split_options_parse(const char *op, const int64_t *shape, int ndim, const char *text,
+                                     tess_split_options *o) {
+    const tess_spec *spec;
+    int reach;
+    tess_status st = split_stencil(op, &spec, &reach);
+    if (st) return st;
+    if (ndim < 1 || o->ranks < 1 || o->ranks > shape[0])
+        return tess_error(TESS_ERR_ARG, "cannot split %lld planes into %d slabs", ndim < 1 ? 0LL : (long long)shape[0],
+                          o->ranks);
+    tess_space *space;
+    if ((st = tess_split_space_create(shape[0], o->ranks, reach, &space))) return st;
+    tess_config c;
+    st = tess_config_parse(space, text ? text : "", &c);
+    if (st) tess_error_context(st, "a split into %d slabs of %lld planes, halos %d deep per application", o->ranks,
+                               (long long)(shape[0] / o->ranks), reach);
+    if (!st) {
+        o->overlap = (int)tess_config_get(space, &c, "overlap");
+        o->halo_chunks = (int)tess_config_get(space, &c, "halo_chunks");
+        o->exchange_every = (int)tess_config_get(space, &c, "exchange_every");
+    }
+    tess_space_destroy(space);
+    return st;
+}
+
 /* Everything tess_split_check checks; fills r's plan, reach and buffers. */
 static tess_status split_prepare(const char *op, const int64_t *shape, int ndim, const char *dtype,
                                  const char *backend, const tess_split_options *o, split_run *r) {
-    tess_status st = tess_op_check(op);
+    const tess_spec *spec;
+    tess_status st = split_stencil(op, &spec, &r->reach);
     if (st) return st;
-    char name[TESS_OP_NAME_MAX];
-    if ((st = tess_op_spec_name(op, name, NULL))) return st;
-    const tess_spec *spec = tess_stencils_spec(name);
-    if (!spec) return tess_error(TESS_ERR_ARG, "'%s' is not a stencil: only stencil runs split into slabs", name);
+    const char *name = spec->name;
     if (ndim != spec->rank)
         return tess_error(TESS_ERR_ARG, "%s is a %dD stencil; the shape has %d extents", name, spec->rank, ndim);
     if (o->ranks < 1 || o->ranks > TESS_SPLIT_MAX_RANKS)
@@ -93,7 +128,6 @@ static tess_status split_prepare(const char *op, const int64_t *shape, int ndim,
     if (tess_spec_periodic(spec, 0))
         return tess_error(TESS_ERR_ARG, "%s wraps around along %s (periodic): a split along it would need the "
                           "wrap-around exchange, which is not built", name, axes[0]);
-    r->reach = (spec->lo[0] > spec->hi[0] ? spec->lo[0] : spec->hi[0]) * spec->steps;
     if ((st = tess_op_list_buffers(op, shape, ndim, dtype ? dtype : "f32", r->buf, SPLIT_MAX_BUFFERS, &r->nbuf)))
         return st;
     for (int i = 0; i < r->nbuf; i++)
