@@ -55,7 +55,7 @@ static tess_status halo_local_post(void *state, const tess_halo_msg *msgs, int n
         h->msg = m;
         h->cap = n;
     }
-    memcpy(h->msg, msgs, (size_t)n * sizeof *msgs);
+    if (n > 0) memcpy(h->msg, msgs, (size_t)n * sizeof *msgs);
     h->n = n;
     /* all-ones bytes are a NaN in f32 and f64: a halo read too early shows */
     for (int i = 0; i < n; i++) memset(msgs[i].dst, 0xff, msgs[i].bytes);

@@ -43,7 +43,7 @@ static void help(void) {
            "  --ranks    split the grid into N slabs along its slowest axis (1 to %d), each with\n"
            "             halos of the stencil's reach times its fused steps; the ranks run in this\n"
            "             process on the cpu, one after another, each launch the kernel dispatched\n"
-           "             for its window of planes. Equals the run of the whole grid bit for bit.\n"
+           "             for its window of planes: the fields equal those of the whole run.\n"
            "  --split    the overlap parameters: overlap=split (the interior while the halos are\n"
            "             in flight, then the boundary planes; default) or none (exchange, then\n"
            "             whole slabs), halo_chunks=1|2|4|8 (messages per halo), exchange_every=\n"
