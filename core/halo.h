@@ -8,8 +8,9 @@
  *          destination with NaN bytes and waiting copies the messages, so a
  *          kernel that reads a halo before the wait computes NaN, never a
  *          plausible stale value;
- *   nccl   one rank per GPU, one communicator per run (ncclCommInitAll) and
- *          ncclSend/ncclRecv pairs in one group on each rank's stream;
+ *   nccl   one rank per GPU, one communicator per run (every GPU in this
+ *          process: ncclCommInitAll; one rank per process: ncclCommInitRank)
+ *          and ncclSend/ncclRecv pairs in one group on each rank's stream;
  *          libnccl.so.2 and libcuda.so.1 are loaded at run time, and NVLink
  *          multicast stays off (NCCL_NVLS_ENABLE=0) since on shared GPU
  *          hosts it can take the GPUs from others.
@@ -46,5 +47,18 @@ tess_status tess_halo_local_create(tess_halo_transport **out);
  * TESS_ERR_UNAVAILABLE when libnccl.so.2 or libcuda.so.1 cannot be loaded,
  * TESS_ERR_RUNTIME when NCCL fails, with NCCL's message. */
 tess_status tess_halo_nccl_create(int ranks, const int *devices, void *const *streams, tess_halo_transport **out);
+
+/* One rank per process: rank 0 makes the communicator's id
+ * (tess_halo_nccl_unique_id) and hands it to the others, then every rank
+ * creates its transport with it (collectively: each call returns once all
+ * ranks have joined). A rank's messages go on a stream the transport
+ * creates in the calling thread's current CUDA context; it posts the sends
+ * of messages from itself and the receives of those to itself (a message to
+ * itself is a device-to-device copy), so the pointers of other ranks are
+ * never read. */
+#define TESS_HALO_NCCL_ID_BYTES 128
+tess_status tess_halo_nccl_unique_id(unsigned char id[TESS_HALO_NCCL_ID_BYTES]);
+tess_status tess_halo_nccl_create_rank(int ranks, int rank, const unsigned char id[TESS_HALO_NCCL_ID_BYTES],
+                                       tess_halo_transport **out);
 
 #endif

@@ -331,20 +331,24 @@ tess_status tess_reference_compare(const char *dtype, const void *got, const dou
  * the task's kernel on a window of consecutive planes, so every point is
  * computed by the same code as in a run of the whole grid: for stencils
  * whose arithmetic does not depend on the config, the split run equals the
- * single run bit for bit. */
+ * single run bit for bit. With the cuda backend a GPU's interior kernel runs
+ * while NCCL moves the halos on a stream of their own. */
 
 enum { TESS_SPLIT_POST, TESS_SPLIT_INTERIOR, TESS_SPLIT_WAIT, TESS_SPLIT_BOUNDARY, TESS_SPLIT_WHOLE };
 typedef void (*tess_split_event_fn)(int rank, int event, long application, void *user);
 
 typedef struct tess_split_options {
     int ranks;               /* slabs, 1 to TESS_SPLIT_MAX_RANKS (default 2) */
-    const char *transport;   /* "local": the ranks in this process one after another, on
-                                the cpu backend (the only one built so far; default) */
+    const char *transport;   /* NULL: the backend's. cpu: "local", the ranks in this process
+                                one after another; cuda: "nccl", each rank a process of its
+                                own on its own GPU (CUDA_VISIBLE_DEVICES: the rank's entry of
+                                the list, else the GPU of its number), halos through NCCL */
     int overlap;             /* 1: interior while the halos are in flight, then the
                                 boundary planes (default); 0: exchange, then each slab whole */
     int halo_chunks;         /* messages each halo is sent in (default 1) */
     int exchange_every;      /* applications between exchanges, the halo that much deeper (default 1) */
-    tess_split_event_fn on_event;   /* optional: each post, wait and launch, in order */
+    tess_split_event_fn on_event;   /* optional: each post, wait and launch, in order (called
+                                       in this process: the local transport only) */
     void *user;
 } tess_split_options;
 
@@ -362,11 +366,12 @@ tess_status tess_split_options_parse(const char *op, const int64_t *shape, int n
 typedef struct tess_split_report {
     int ranks;
     char axis[TESS_EXTENT_NAME_MAX];   /* the split axis ("z") */
+    char transport[16];
     int depth;                         /* halo planes */
     int64_t lo[TESS_SPLIT_MAX_RANKS], hi[TESS_SPLIT_MAX_RANKS];   /* the planes each rank owns, [lo, hi) */
     long exchanges, messages;
     double halo_bytes;                 /* sent in all */
-    double seconds, wait_seconds;      /* the whole run, and the waits for halos */
+    double seconds, wait_seconds;      /* the applications (the slowest rank), and the waits for halos */
     int kernels;                       /* distinct window shapes compiled */
 } tess_split_report;
 

@@ -14,40 +14,17 @@
  * its planes are copied, so it cannot clobber the interior. With a halo
  * deepened for exchange_every applications, each application between two
  * exchanges computes `reach` fewer planes into the halos than the last.
+ * On the cpu every rank runs here, one after another, over the local
+ * transport; on cuda each rank is a process of its own on its own GPU
+ * (api_split_procs.c) and the arrays are device memory.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "core/error.h"
-#include "core/halo.h"
-#include "core/split.h"
 #include "request.h"
+#include "split_internal.h"
 #include "stencils/family.h"
-
-#define SPLIT_MAX_BUFFERS 8
-
-typedef struct split_run {
-    tess_context *ctx;
-    const char *op, *dtype, *backend;
-    const tess_split_options *o;
-    int ndim;
-    int64_t shape[3];
-    tess_split_plan plan;
-    int reach;                              /* planes one application reaches: spec reach x fused steps */
-    tess_buffer_info buf[SPLIT_MAX_BUFFERS];
-    int nbuf;
-    size_t plane_bytes[SPLIT_MAX_BUFFERS];  /* 0: a buffer over fewer axes, shared whole */
-    void *const *fields;
-    void *local[TESS_SPLIT_MAX_RANKS][SPLIT_MAX_BUFFERS];
-    void *stage[SPLIT_MAX_BUFFERS];
-    int64_t stage_planes;
-    int64_t kernel_planes[4 * TESS_SPLIT_MAX_RANKS];   /* the window extents dispatched */
-    int kernels;
-    tess_halo_transport *halo;
-    tess_halo_msg *msg;
-    int nmsg, cap_msg;
-    tess_split_report *rep;
-} split_run;
 
 static double split_now(void) {
     struct timespec ts;
@@ -56,7 +33,7 @@ static double split_now(void) {
 }
 
 tess_split_options tess_split_options_default(void) {
-    return (tess_split_options){.ranks = 2, .transport = "local", .overlap = 1, .halo_chunks = 1, .exchange_every = 1};
+    return (tess_split_options){.ranks = 2, .transport = NULL, .overlap = 1, .halo_chunks = 1, .exchange_every = 1};
 }
 
 static bool split_writes(const tess_buffer_info *b) {
@@ -111,13 +88,23 @@ static tess_status split_prepare(const char *op, const int64_t *shape, int ndim,
         return tess_error(TESS_ERR_ARG, "%s is a %dD stencil; the shape has %d extents", name, spec->rank, ndim);
     if (o->ranks < 1 || o->ranks > TESS_SPLIT_MAX_RANKS)
         return tess_error(TESS_ERR_ARG, "a split takes 1 to %d ranks, not %d", TESS_SPLIT_MAX_RANKS, o->ranks);
-    if (!o->transport || strcmp(o->transport, "local") != 0)
-        return tess_error(TESS_ERR_ARG, "split transport '%s': only 'local' (the ranks in this process) runs here; the "
-                          "nccl transport needs one device per rank, which the cuda backend does not open yet",
-                          o->transport ? o->transport : "(null)");
-    if (!backend || strcmp(backend, "cpu") != 0)
-        return tess_error(TESS_ERR_ARG, "a split run on the %s backend is not built yet: split runs use the cpu "
-                          "backend", backend ? backend : "default");
+    bool cuda = backend && strcmp(backend, "cuda") == 0;
+    if (!cuda && (!backend || strcmp(backend, "cpu") != 0))
+        return tess_error(TESS_ERR_ARG, "split runs use the cpu or the cuda backend, not '%s'", backend ? backend : "(default)");
+    const char *transport = o->transport ? o->transport : cuda ? "nccl" : "local";
+    if (strcmp(transport, cuda ? "nccl" : "local") != 0)
+        return tess_error(TESS_ERR_ARG, "split transport '%s' on the %s backend: it takes '%s' (local: the ranks in "
+                          "this process; nccl: one process and GPU per rank)", transport, cuda ? "cuda" : "cpu",
+                          cuda ? "nccl" : "local");
+    r->nccl = cuda;
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    if (cuda && visible && *visible) {
+        int listed = 1;
+        for (const char *c = visible; *c; c++) listed += *c == ',';
+        if (listed < o->ranks)
+            return tess_error(TESS_ERR_ARG, "CUDA_VISIBLE_DEVICES lists %d GPU%s for %d ranks (one GPU per rank)",
+                              listed, listed == 1 ? "" : "s", o->ranks);
+    }
     if (o->overlap != 0 && o->overlap != 1) return tess_error(TESS_ERR_ARG, "split overlap is 0 or 1, not %d", o->overlap);
     if (o->halo_chunks < 1 || o->halo_chunks > 64)
         return tess_error(TESS_ERR_ARG, "halo_chunks is 1 to 64, not %d", o->halo_chunks);
@@ -140,6 +127,7 @@ static tess_status split_prepare(const char *op, const int64_t *shape, int ndim,
     if (r->rep) {
         memset(r->rep, 0, sizeof *r->rep);
         r->rep->ranks = o->ranks;
+        snprintf(r->rep->transport, sizeof r->rep->transport, "%s", transport);
         snprintf(r->rep->axis, sizeof r->rep->axis, "%s", axes[0]);
         r->rep->depth = r->plan.depth;
         for (int k = 0; k < o->ranks; k++) {
@@ -152,7 +140,7 @@ static tess_status split_prepare(const char *op, const int64_t *shape, int ndim,
 
 tess_status tess_split_check(const char *op, const int64_t *shape, int ndim, const char *backend,
                              const tess_split_options *o, tess_split_report *report) {
-    split_run r = {.rep = report};
+    split_run r = {.rep = report, .me = -1};
     return split_prepare(op, shape, ndim, "f32", backend, o, &r);
 }
 
@@ -164,6 +152,7 @@ static tess_status split_kernel(split_run *r, int64_t planes, tess_kernel **k) {
     tess_dispatch_options d = tess_dispatch_options_default();
     tess_status st = tess_dispatch(r->ctx, r->op, shape, r->ndim, r->dtype, r->backend, &d, k);
     if (st) return tess_error_context(st, "the kernel of a %lld-plane window", (long long)planes);
+    if (r->nccl && !r->mem) r->mem = *k;
     for (int i = 0; i < r->kernels; i++)
         if (r->kernel_planes[i] == planes) return TESS_OK;
     if (r->kernels < (int)(sizeof r->kernel_planes / sizeof r->kernel_planes[0])) r->kernel_planes[r->kernels++] = planes;
@@ -174,8 +163,35 @@ static void split_event(const split_run *r, int rank, int event, long app) {
     if (r->o->on_event) r->o->on_event(rank, event, app, r->o->user);
 }
 
+static bool split_here(const split_run *r, int k) { return r->me < 0 || r->me == k; }
+
+/* Arrays in the kernels' memory: host memory, or device memory of r->mem. */
+static tess_status split_mem_alloc(split_run *r, size_t bytes, void **p) {
+    if (r->mem) return tess_kernel_alloc(r->mem, bytes + 1, p);
+    if (!(*p = calloc(bytes + 1, 1))) return tess_error(TESS_ERR_NOMEM, "%zu bytes", bytes);
+    return TESS_OK;
+}
+
+static tess_status split_mem_put(split_run *r, void *dst, const void *host, size_t bytes) {
+    if (r->mem) return tess_kernel_upload(r->mem, dst, host, bytes);
+    memcpy(dst, host, bytes);
+    return TESS_OK;
+}
+
+static tess_status split_mem_get(split_run *r, void *host, const void *src, size_t bytes) {
+    if (r->mem) return tess_kernel_download(r->mem, host, src, bytes);
+    memcpy(host, src, bytes);
+    return TESS_OK;
+}
+
+static void split_mem_free(split_run *r, void *p) {
+    if (p && r->mem) tess_kernel_free(r->mem, p);
+    else free(p);
+}
+
 /* Computes planes [lo, hi) of rank k: in its own arrays, or staged (into
- * the staging arrays, then only those planes copied). dry: only dispatches
+ * the staging arrays, then only those planes copied, as messages of the
+ * rank to itself: a device-to-device copy on a GPU). dry: only dispatches
  * the window's kernel. */
 static tess_status split_launch(split_run *r, int k, int64_t lo, int64_t hi, bool staged, int event, long app,
                                 bool dry) {
@@ -192,22 +208,32 @@ static tess_status split_launch(split_run *r, int k, int64_t lo, int64_t hi, boo
     void *arrays[SPLIT_MAX_BUFFERS];
     for (int i = 0; i < r->nbuf; i++) {
         size_t pb = r->plane_bytes[i];
-        if (!pb) arrays[i] = r->fields[i];
+        if (!pb) arrays[i] = r->shared[i];
         else if (staged && split_writes(&r->buf[i])) arrays[i] = r->stage[i];
         else arrays[i] = (char *)r->local[k][i] + (size_t)(a - s->mem_lo) * pb;
     }
     if ((st = tess_kernel_run(kern, arrays, r->nbuf))) return st;
-    for (int i = 0; staged && i < r->nbuf; i++)
-        if (r->plane_bytes[i] && r->buf[i].role == TESS_BUFFER_OUTPUT)
-            memcpy((char *)r->local[k][i] + (size_t)(lo - s->mem_lo) * r->plane_bytes[i],
-                   (char *)r->stage[i] + (size_t)(lo - a) * r->plane_bytes[i], (size_t)(hi - lo) * r->plane_bytes[i]);
+    if (staged) {
+        tess_halo_msg copies[SPLIT_MAX_BUFFERS];
+        int n = 0;
+        for (int i = 0; i < r->nbuf; i++)
+            if (r->plane_bytes[i] && r->buf[i].role == TESS_BUFFER_OUTPUT)
+                copies[n++] = (tess_halo_msg){k, k, (char *)r->stage[i] + (size_t)(lo - a) * r->plane_bytes[i],
+                                              (char *)r->local[k][i] + (size_t)(lo - s->mem_lo) * r->plane_bytes[i],
+                                              (size_t)(hi - lo) * r->plane_bytes[i]};
+        st = tess_halo_post(r->halo, copies, n);
+        if (!st) st = tess_halo_wait(r->halo);
+        if (st) return st;
+    }
     split_event(r, k, event, app);
     return TESS_OK;
 }
 
 /* Queues planes [lo, lo + n) of buffer i from rank `from` to the same
- * planes of rank `to`, in halo_chunks messages. */
+ * planes of rank `to`, in halo_chunks messages (the pointers of ranks not
+ * held here left NULL: their own processes hold them). */
 static tess_status split_queue(split_run *r, int i, int from, int to, int64_t lo, int64_t n) {
+    if (!split_here(r, from) && !split_here(r, to)) return TESS_OK;
     size_t pb = r->plane_bytes[i], bytes = (size_t)n * pb;
     int chunks = r->o->halo_chunks;
     if (r->nmsg + chunks > r->cap_msg) {
@@ -217,13 +243,17 @@ static tess_status split_queue(split_run *r, int i, int from, int to, int64_t lo
         r->msg = m;
         r->cap_msg = cap;
     }
-    const char *src = (const char *)r->local[from][i] + (size_t)(lo - r->plan.slab[from].mem_lo) * pb;
-    char *dst = (char *)r->local[to][i] + (size_t)(lo - r->plan.slab[to].mem_lo) * pb;
+    const char *src = split_here(r, from) ? (const char *)r->local[from][i] + (size_t)(lo - r->plan.slab[from].mem_lo) * pb
+                                          : NULL;
+    char *dst = split_here(r, to) ? (char *)r->local[to][i] + (size_t)(lo - r->plan.slab[to].mem_lo) * pb : NULL;
     size_t each = (bytes + (size_t)chunks - 1) / (size_t)chunks;
     for (size_t off = 0; off < bytes; off += each) {
         size_t len = bytes - off < each ? bytes - off : each;
-        r->msg[r->nmsg++] = (tess_halo_msg){from, to, src + off, dst + off, len};
-        if (r->rep) r->rep->halo_bytes += (double)len;
+        r->msg[r->nmsg++] = (tess_halo_msg){from, to, src ? src + off : NULL, dst ? dst + off : NULL, len};
+        if (r->rep && split_here(r, from)) {   /* counted by the sender */
+            r->rep->messages++;
+            r->rep->halo_bytes += (double)len;
+        }
     }
     return TESS_OK;
 }
@@ -243,11 +273,9 @@ static tess_status split_post(split_run *r, long app) {
     }
     if (!st) st = tess_halo_post(r->halo, r->msg, r->nmsg);
     if (st) return st;
-    if (r->rep) {
-        r->rep->exchanges++;
-        r->rep->messages += r->nmsg;
-    }
-    for (int k = 0; k < p->ranks; k++) split_event(r, k, TESS_SPLIT_POST, app);
+    if (r->rep) r->rep->exchanges++;
+    for (int k = 0; k < p->ranks; k++)
+        if (split_here(r, k)) split_event(r, k, TESS_SPLIT_POST, app);
     return TESS_OK;
 }
 
@@ -255,11 +283,12 @@ static tess_status split_wait(split_run *r, long app) {
     double t0 = split_now();
     tess_status st = tess_halo_wait(r->halo);
     if (r->rep) r->rep->wait_seconds += split_now() - t0;
-    for (int k = 0; !st && k < r->plan.ranks; k++) split_event(r, k, TESS_SPLIT_WAIT, app);
+    for (int k = 0; !st && k < r->plan.ranks; k++)
+        if (split_here(r, k)) split_event(r, k, TESS_SPLIT_WAIT, app);
     return st;
 }
 
-/* Application `app` on every rank (dry: dispatching its kernels only). */
+/* Application `app` on every rank held here (dry: dispatching its kernels only). */
 static tess_status split_apply(split_run *r, long app, bool dry) {
     const tess_split_plan *p = &r->plan;
     int every = r->o->exchange_every, j = (int)(app % every);
@@ -276,65 +305,98 @@ static tess_status split_apply(split_run *r, long app, bool dry) {
             cut_lo[k] = k > 0 ? p->slab[k].lo + r->reach : tlo[k];
             cut_hi[k] = k < p->ranks - 1 ? p->slab[k].hi - r->reach : thi[k];
             if (cut_hi[k] < cut_lo[k]) cut_hi[k] = cut_lo[k];
-            st = split_launch(r, k, cut_lo[k], cut_hi[k], false, TESS_SPLIT_INTERIOR, app, dry);
+            if (split_here(r, k)) st = split_launch(r, k, cut_lo[k], cut_hi[k], false, TESS_SPLIT_INTERIOR, app, dry);
         }
         if (!st && !dry) st = split_wait(r, app);
         for (int k = 0; k < p->ranks && !st; k++) {
+            if (!split_here(r, k)) continue;
             st = split_launch(r, k, tlo[k], cut_lo[k], true, TESS_SPLIT_BOUNDARY, app, dry);
             if (!st) st = split_launch(r, k, cut_hi[k], thi[k], true, TESS_SPLIT_BOUNDARY, app, dry);
         }
     } else {
         if (exchange && !st && !dry) st = split_wait(r, app);
-        for (int k = 0; k < p->ranks && !st; k++) st = split_launch(r, k, tlo[k], thi[k], false, TESS_SPLIT_WHOLE, app, dry);
+        for (int k = 0; k < p->ranks && !st; k++)
+            if (split_here(r, k)) st = split_launch(r, k, tlo[k], thi[k], false, TESS_SPLIT_WHOLE, app, dry);
     }
-    for (int k = 0; k < p->ranks && !st && !dry; k++) tess_op_advance(r->buf, r->nbuf, r->local[k]);
+    for (int k = 0; k < p->ranks && !st && !dry; k++)
+        if (split_here(r, k)) tess_op_advance(r->buf, r->nbuf, r->local[k]);
     return st;
 }
 
-/* The ranks' arrays, each a copy of its planes of the caller's field, and
- * the staging arrays of the boundary launches. */
+/* The ranks' arrays, each a copy of its planes of the caller's field, the
+ * buffers over fewer axes, and the staging arrays of the boundary launches. */
 static tess_status split_alloc(split_run *r) {
     const tess_split_plan *p = &r->plan;
     int64_t per_plane = 1;
     for (int a = 1; a < r->ndim; a++) per_plane *= r->shape[a];
     int64_t stage = p->depth + 2 * (int64_t)r->reach;
     r->stage_planes = stage < p->planes ? stage : p->planes;
-    for (int i = 0; i < r->nbuf; i++) {
-        if (r->buf[i].rank != r->ndim) continue;
-        size_t pb = r->plane_bytes[i] = (size_t)per_plane * r->buf[i].elem_bytes;
-        for (int k = 0; k < p->ranks; k++) {
-            size_t n = (size_t)(p->slab[k].mem_hi - p->slab[k].mem_lo) * pb;
-            if (!(r->local[k][i] = malloc(n + 1)))
-                return tess_error(TESS_ERR_NOMEM, "rank %d's '%s' (%zu bytes)", k, r->buf[i].name, n);
-            memcpy(r->local[k][i], (const char *)r->fields[i] + (size_t)p->slab[k].mem_lo * pb, n);
+    tess_status st = TESS_OK;
+    for (int i = 0; i < r->nbuf && !st; i++) {
+        const tess_buffer_info *b = &r->buf[i];
+        if (b->rank != r->ndim) {   /* the same on every rank */
+            size_t n = (size_t)b->count * b->elem_bytes;
+            if (!r->mem) r->shared[i] = r->fields[i];
+            else if (!(st = split_mem_alloc(r, n, &r->shared[i]))) st = split_mem_put(r, r->shared[i], r->fields[i], n);
+            continue;
         }
-        if (split_writes(&r->buf[i]) && !(r->stage[i] = calloc((size_t)r->stage_planes * pb + 1, 1)))
-            return tess_error(TESS_ERR_NOMEM, "staging '%s'", r->buf[i].name);
+        size_t pb = r->plane_bytes[i] = (size_t)per_plane * b->elem_bytes;
+        for (int k = 0; k < p->ranks && !st; k++) {
+            if (!split_here(r, k)) continue;
+            size_t n = (size_t)(p->slab[k].mem_hi - p->slab[k].mem_lo) * pb;
+            st = split_mem_alloc(r, n, &r->local[k][i]);
+            if (!st) st = split_mem_put(r, r->local[k][i], (const char *)r->fields[i] + (size_t)p->slab[k].mem_lo * pb, n);
+            if (st) tess_error_context(st, "rank %d's '%s' (%zu bytes)", k, b->name, n);
+        }
+        if (!st && split_writes(b)) st = split_mem_alloc(r, (size_t)r->stage_planes * pb, &r->stage[i]);
     }
-    return TESS_OK;
+    return st;
 }
 
-/* Copies each rank's owned planes of the time levels back into the caller's fields. */
-static void split_gather(split_run *r) {
-    for (int i = 0; i < r->nbuf; i++) {
+/* Copies each rank's owned planes of the time levels to r->out. */
+static tess_status split_gather(split_run *r) {
+    tess_status st = TESS_OK;
+    for (int i = 0; i < r->nbuf && !st; i++) {
         const tess_buffer_info *b = &r->buf[i];
         bool level = (b->role == TESS_BUFFER_INPUT && b->advanced) || b->advances >= 0;
         size_t pb = r->plane_bytes[i];
-        for (int k = 0; pb && level && k < r->plan.ranks; k++) {
+        for (int k = 0; pb && level && k < r->plan.ranks && !st; k++) {
             const tess_slab *s = &r->plan.slab[k];
-            memcpy((char *)r->fields[i] + (size_t)s->lo * pb, (char *)r->local[k][i] + (size_t)(s->lo - s->mem_lo) * pb,
-                   (size_t)(s->hi - s->lo) * pb);
+            if (split_here(r, k))
+                st = split_mem_get(r, (char *)r->out[i] + (size_t)s->lo * pb,
+                                   (char *)r->local[k][i] + (size_t)(s->lo - s->mem_lo) * pb, (size_t)(s->hi - s->lo) * pb);
         }
     }
+    return st;
 }
 
 static void split_free(split_run *r) {
     for (int i = 0; i < SPLIT_MAX_BUFFERS; i++) {
-        for (int k = 0; k < TESS_SPLIT_MAX_RANKS; k++) free(r->local[k][i]);
-        free(r->stage[i]);
+        for (int k = 0; k < TESS_SPLIT_MAX_RANKS; k++) split_mem_free(r, r->local[k][i]);
+        split_mem_free(r, r->stage[i]);
+        if (r->mem) split_mem_free(r, r->shared[i]);
     }
     free(r->msg);
     tess_halo_destroy(r->halo);
+}
+
+tess_status tess_split_execute(split_run *r, long applications) {
+    /* every window's kernel first: none is compiled after a kernel has run */
+    tess_status st = TESS_OK;
+    for (long app = 0; app < r->o->exchange_every && app < applications && !st; app++) st = split_apply(r, app, true);
+    if (!st) st = split_alloc(r);   /* on a GPU, with the context current from here on */
+    if (!st && r->nccl) st = r->share_id(r, r->share_user);   /* after the CUDA context exists: see api_split_procs.c */
+    if (!st) st = r->nccl ? tess_halo_nccl_create_rank(r->plan.ranks, r->me, r->nccl_id, &r->halo)
+                          : tess_halo_local_create(&r->halo);
+    double t0 = split_now();
+    for (long app = 0; app < applications && !st; app++) st = split_apply(r, app, false);
+    if (r->rep) {
+        r->rep->seconds = split_now() - t0;
+        r->rep->kernels = r->kernels;
+    }
+    if (!st) st = split_gather(r);
+    split_free(r);
+    return st;
 }
 
 tess_status tess_split_run(tess_context *ctx, const char *op, const int64_t *shape, int ndim, const char *dtype,
@@ -344,23 +406,13 @@ tess_status tess_split_run(tess_context *ctx, const char *op, const int64_t *sha
     split_run *r = calloc(1, sizeof *r);
     if (!r) return tess_error(TESS_ERR_NOMEM, "split run");
     *r = (split_run){.ctx = ctx, .op = op, .dtype = dtype ? dtype : "f32", .backend = backend, .o = o,
-                     .fields = fields, .rep = report};
+                     .fields = fields, .out = fields, .rep = report, .me = -1};
     tess_status st = split_prepare(op, shape, ndim, r->dtype, backend, o, r);
     if (!st && nfields != r->nbuf) st = tess_error(TESS_ERR_ARG, "%s takes %d fields, %d given", op, r->nbuf, nfields);
     for (int i = 0; !st && i < nfields; i++)
         if (!fields[i]) st = tess_error(TESS_ERR_ARG, "%s: field %d ('%s') is NULL", op, i, r->buf[i].name);
-    if (!st) st = split_alloc(r);
-    if (!st) st = tess_halo_local_create(&r->halo);
-    /* every window's kernel first: none is compiled after a kernel has run */
-    for (long app = 0; app < o->exchange_every && app < applications && !st; app++) st = split_apply(r, app, true);
-    double t0 = split_now();
-    for (long app = 0; app < applications && !st; app++) st = split_apply(r, app, false);
-    if (report) {
-        report->seconds = split_now() - t0;
-        report->kernels = r->kernels;
-    }
-    if (!st) split_gather(r);
-    split_free(r);
+    if (!st && applications > 0)   /* (no application: the fields are already the last time level) */
+        st = r->nccl ? tess_split_run_processes(r, applications) : tess_split_execute(r, applications);
     free(r);
     return st;
 }

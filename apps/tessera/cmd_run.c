@@ -41,9 +41,11 @@ static void help(void) {
            "             on any NaN or infinity\n"
            "  --progress show the reference's progress (always shown on a terminal)\n"
            "  --ranks    split the grid into N slabs along its slowest axis (1 to %d), each with\n"
-           "             halos of the stencil's reach times its fused steps; the ranks run in this\n"
-           "             process on the cpu, one after another, each launch the kernel dispatched\n"
-           "             for its window of planes: the fields equal those of the whole run.\n"
+           "             halos of the stencil's reach times its fused steps, each launch the kernel\n"
+           "             dispatched for its window of planes: the fields equal those of the whole\n"
+           "             run. cpu: the ranks run in this process, one after another; cuda: one\n"
+           "             process per rank, each on its own GPU (CUDA_VISIBLE_DEVICES: the rank's\n"
+           "             entry of the list, else GPU N), the halos through NCCL\n"
            "  --split    the overlap parameters: overlap=split (the interior while the halos are\n"
            "             in flight, then the boundary planes; default) or none (exchange, then\n"
            "             whole slabs), halo_chunks=1|2|4|8 (messages per halo), exchange_every=\n"
@@ -208,7 +210,7 @@ static tess_status run_split(tess_context *ctx, const run_grid *g, const char *d
     printf("  split    %d slab%s along %s (planes", rep.ranks, rep.ranks > 1 ? "s" : "", rep.axis);
     for (int k = 0; k < rep.ranks; k++) printf(" %lld-%lld", (long long)rep.lo[k], (long long)rep.hi[k] - 1);
     printf("), halos of %d plane%s, %s transport, overlap %s, halo_chunks %d, exchange_every %d\n", rep.depth,
-           rep.depth == 1 ? "" : "s", o->transport, o->overlap ? "split" : "none", o->halo_chunks, o->exchange_every);
+           rep.depth == 1 ? "" : "s", rep.transport, o->overlap ? "split" : "none", o->halo_chunks, o->exchange_every);
     printf("  kernel   dispatched for each of %d window shapes\n", rep.kernels);
     printf("  halos    %ld exchanges, %ld messages, %.3f MB, %.3f s waiting\n", rep.exchanges, rep.messages,
            rep.halo_bytes / 1e6, rep.wait_seconds);

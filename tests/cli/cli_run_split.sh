@@ -65,8 +65,10 @@ check "an unknown split parameter is refused" usage_error "streams" \
     "$tessera" run heat3d --shape 12x8x8 --ranks 3 --split streams=2 "${out[@]}"
 check "a periodic slowest axis is refused" usage_error "wraps around along y" \
     "$tessera" run advect2d --shape 32x32 --ranks 2 "${out[@]}"
-check "the cuda backend is refused" usage_error "cuda backend is not built yet" \
-    "$tessera" run heat3d --shape 12x8x8 --ranks 2 --backend cuda "${out[@]}"
+check "an unknown backend is refused" usage_error "backend" \
+    "$tessera" run heat3d --shape 12x8x8 --ranks 2 --backend rocm "${out[@]}"
+check "fewer visible GPUs than ranks are refused" usage_error "CUDA_VISIBLE_DEVICES lists 1 GPU for 2 ranks" \
+    env CUDA_VISIBLE_DEVICES=0 "$tessera" run heat3d --shape 12x8x8 --ranks 2 --backend cuda "${out[@]}"
 check "--split without --ranks is refused" usage_error "needs --ranks" \
     "$tessera" run heat3d --shape 12x8x8 --split overlap=none "${out[@]}"
 check "--tune with --ranks is refused" usage_error "tune" \

@@ -200,9 +200,18 @@ static void refused(const char *op, const int64_t *shape, int ndim, const char *
 static void test_refused(tess_context *ctx) {
     const int64_t shape[3] = {12, 8, 8}, star[3] = {17, 10, 10}, adv[2] = {32, 32}, n[1] = {1024};
     tess_split_options o = opts(2, 1, 1, 1);
-    refused("heat3d", shape, 3, "cuda", &o, "cuda backend is not built yet");
+    refused("heat3d", shape, 3, "rocm", &o, "cpu or the cuda backend, not 'rocm'");
     o.transport = "nccl";
-    refused("heat3d", shape, 3, "cpu", &o, "only 'local'");
+    refused("heat3d", shape, 3, "cpu", &o, "transport 'nccl' on the cpu backend: it takes 'local'");
+    o.transport = "local";
+    refused("heat3d", shape, 3, "cuda", &o, "transport 'local' on the cuda backend: it takes 'nccl'");
+    o.transport = NULL;
+    setenv("CUDA_VISIBLE_DEVICES", "3", 1);
+    refused("heat3d", shape, 3, "cuda", &o, "CUDA_VISIBLE_DEVICES lists 1 GPU for 2 ranks");
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    tess_split_report rep;
+    CHECK_OK(tess_split_check("heat3d", shape, 3, "cuda", &o, &rep));   /* no GPU needed to check */
+    CHECK(strcmp(rep.transport, "nccl") == 0 && rep.depth == 1 && rep.hi[0] == 6);
     o = opts(0, 1, 1, 1);
     refused("heat3d", shape, 3, "cpu", &o, "1 to 64 ranks, not 0");
     o = opts(13, 1, 1, 1);
