@@ -1,8 +1,9 @@
 /* test_split_halo.c - the halo transports: the local one fills every
  * destination with NaN when a message is posted and delivers it at the
- * wait, refuses a second post before the wait; the NCCL one loads its
- * libraries at run time and, on a host without GPUs, fails with a message
- * instead of crashing, NVLink multicast switched off before NCCL starts. */
+ * wait, refuses a second post before the wait; the NCCL one (all ranks in
+ * one process, or one rank per process) loads its libraries at run time
+ * and, on a host without GPUs, fails with a message instead of crashing,
+ * NVLink multicast switched off before NCCL starts. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,11 @@ static void test_nccl(void) {
         CHECK(nvls && strcmp(nvls, "0") == 0);
     }
     printf("nccl transport without GPUs: %s\n", tess_errmsg());
+    unsigned char id[TESS_HALO_NCCL_ID_BYTES] = {0};
+    CHECK(tess_halo_nccl_create_rank(2, 2, id, &t) == TESS_ERR_ARG && !t);   /* rank 2 of 2 */
+    t = (tess_halo_transport *)&sentinel;
+    st = tess_halo_nccl_create_rank(2, 1, id, &t);   /* no GPU: no stream, no communicator */
+    CHECK_MSG(st != TESS_OK && !t, "status %d", st);
 }
 
 int main(void) {
