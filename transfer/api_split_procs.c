@@ -135,27 +135,31 @@ tess_status tess_split_run_processes(split_run *r, long applications) {
     }
     for (int k = 0; k < ranks && st; k++)   /* a rank missing: the others would wait for it */
         if (pid[k] > 0) kill(pid[k], SIGKILL);
-    /* wait for every rank; the first to fail stops the others */
+    /* wait for every rank (only for ours: a caller's other children are not
+     * reaped here); the first to fail stops the others */
     int failed = -1, alive = 0;
     for (int k = 0; k < ranks; k++) alive += pid[k] > 0;
     while (alive > 0) {
-        int status;
-        pid_t w = waitpid(-1, &status, 0);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) break;
+        bool reaped = false;
         for (int k = 0; k < ranks; k++) {
-            if (pid[k] != w) continue;
+            int status = 0;
+            if (pid[k] <= 0) continue;
+            pid_t w = waitpid(pid[k], &status, WNOHANG);
+            if (w == 0 || (w < 0 && errno == EINTR)) continue;
             pid[k] = 0;
             alive--;
-            bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            reaped = true;
+            /* reaped elsewhere (SIGCHLD ignored): only its own word says how it ended */
+            bool ok = w < 0 ? res[k].status == TESS_OK : WIFEXITED(status) && WEXITSTATUS(status) == 0;
             if (!ok && failed < 0) {
                 failed = k;
-                if (WIFSIGNALED(status))
+                if (w > 0 && WIFSIGNALED(status))
                     snprintf(res[k].message, sizeof res[k].message, "rank %d died of signal %d", k, WTERMSIG(status));
                 for (int j = 0; j < ranks; j++)
                     if (pid[j] > 0) kill(pid[j], SIGKILL);
             }
         }
+        if (!reaped && alive > 0) usleep(2000);
     }
     if (!st && failed >= 0)
         st = tess_error(res[failed].status > 0 ? res[failed].status : TESS_ERR_RUNTIME, "%s", res[failed].message);
