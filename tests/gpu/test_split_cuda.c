@@ -83,7 +83,7 @@ int main(void) {
         tess_status st = tess_split_run(ctx, cases[c].op, cases[c].shape, 3, "f32", "cuda", &o, cases[c].split.data,
                                         cases[c].split.n, cases[c].apps, NULL);
         if (st && (strstr(tess_errmsg(), "no CUDA device") || strstr(tess_errmsg(), "libnccl") ||
-                   strstr(tess_errmsg(), "libcuda"))) {
+                   strstr(tess_errmsg(), "libcuda") || strstr(tess_errmsg(), "CUDA_VISIBLE_DEVICES lists"))) {
             printf("skipped: a split over two GPUs cannot run here: %s\n", tess_errmsg());
             rc = 77;
         } else {
