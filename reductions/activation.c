@@ -3,15 +3,19 @@
  * (the gate for swiglu), up (swiglu), y; float64 references; compulsory
  * bytes (each input read once, y written once); tolerances of the storage
  * plus the error budget, measured against 1 + |ref|; typical inputs in
- * blocks of 64 elements of one kind each.
+ * blocks of 64 elements of one kind each. References and inputs are
+ * computed in parallel (host_parallel.h), inputs in chunks of their own
+ * seeds.
  */
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include "core/error.h"
 #include "accuracy.h"
 #include "activation.h"
+#include "host_parallel.h"
 
 #define TYPICAL_BLOCK 64
+#define FILL_CHUNK (1024 * TYPICAL_BLOCK)   /* elements per seeded generator */
 
 static int64_t elements(const tess_task *t) { return tess_shape_elements(t->shape, t->ndim); }
 
@@ -28,36 +32,67 @@ static double gelu_tanh_form(double x) {
 
 static double silu(double x) { return x / (1.0 + exp(-x)); }
 
-static tess_status act_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
-    const tess_activation_info *info = tess_activation_of(op);
-    void *y = bufs[info->ninputs];
-    for (int64_t i = 0; i < elements(t); i++) {
-        const double x = tess_dtype_load(bufs[0], t->dtype, i);
+typedef struct act_job {
+    const tess_op *op;
+    const tess_task *t;
+    void *const *bufs;
+} act_job;
+
+static void act_reference_range(void *arg, int64_t first, int64_t end) {
+    const act_job *j = arg;
+    const tess_task *t = j->t;
+    const tess_activation_info *info = tess_activation_of(j->op);
+    void *y = j->bufs[info->ninputs];
+    for (int64_t i = first; i < end; i++) {
+        const double x = tess_dtype_load(j->bufs[0], t->dtype, i);
         double v = 0;
         switch (info->kind) {
         case TESS_ACT_GELU: v = 0.5 * x * (1.0 + erf(x / sqrt(2.0))); break;
         case TESS_ACT_GELU_TANH: v = gelu_tanh_form(x); break;
         case TESS_ACT_SILU: v = silu(x); break;
-        case TESS_ACT_SWIGLU: v = silu(x) * tess_dtype_load(bufs[1], t->dtype, i); break;
+        case TESS_ACT_SWIGLU: v = silu(x) * tess_dtype_load(j->bufs[1], t->dtype, i); break;
         }
         tess_dtype_store(y, t->dtype, i, v);
     }
+}
+
+static tess_status act_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
+    act_job j = {op, t, bufs};
+    tess_host_parallel(elements(t), act_reference_range, &j);
     return TESS_OK;
+}
+
+typedef struct act_fill {
+    const tess_task *t;
+    void *host;
+} act_fill;
+
+static void fill_uniform(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
+    const act_fill *f = arg;
+    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->t->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
+}
+
+/* A chunk of whole blocks, each of its own kind of typical value. */
+static void fill_typical(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
+    const act_fill *f = arg;
+    for (int64_t at = first; at < first + count; at += TYPICAL_BLOCK) {
+        const int64_t n = first + count - at < TYPICAL_BLOCK ? first + count - at : TYPICAL_BLOCK;
+        tess_typical_fill_block(f->host, f->t->dtype, at, n, at / TYPICAL_BLOCK, rng);
+    }
+}
+
+/* Uniform in [-1, 1]. */
+static tess_status act_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
+    (void)op, (void)index;
+    act_fill f = {t, host};
+    return tess_host_fill_chunks(elements(t), FILL_CHUNK, seed, fill_uniform, &f);
 }
 
 /* Every input in blocks of one kind of typical value each. */
 static tess_status act_fill_typical(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
     (void)op, (void)index;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!rng) return tess_error(TESS_ERR_NOMEM, "random number generator");
-    gsl_rng_set(rng, (unsigned long)seed);
-    const int64_t n = elements(t);
-    for (int64_t b = 0; b * TYPICAL_BLOCK < n; b++) {
-        const int64_t first = b * TYPICAL_BLOCK, count = n - first < TYPICAL_BLOCK ? n - first : TYPICAL_BLOCK;
-        tess_typical_fill_block(host, t->dtype, first, count, b, rng);
-    }
-    gsl_rng_free(rng);
-    return TESS_OK;
+    act_fill f = {t, host};
+    return tess_host_fill_chunks(elements(t), FILL_CHUNK, seed, fill_typical, &f);
 }
 
 static double act_flops(const tess_op *op, const tess_task *t) {
@@ -87,7 +122,8 @@ static const tess_op_backend act_impl[] = {
         .name = NAME, .family = "reductions", .summary = SUMMARY, .default_shape = "268435456", \
         .extents = "s,t,u,v,w,z,y,x", .attrs = act_attrs, .nattrs = 1, .data = &INFO,           \
         .impl = act_impl, .nimpl = 2, .check_task = tess_storage_check, .buffers = act_buffers,  \
-        .fill_typical = act_fill_typical, .reference = act_reference, .flops = act_flops,        \
+        .fill_input = act_fill_input, .fill_typical = act_fill_typical,                          \
+        .reference = act_reference, .flops = act_flops,                                          \
         .bytes = act_bytes, .tolerance = act_tolerance,                                          \
     }
 

@@ -2,13 +2,18 @@
  * rowwise_cpu.c - C/OpenMP code generation for the row-wise operators.
  *
  * The threads share the rows (a static schedule); each row is read in the
- * passes its operator needs (softmax: max, sum, write; online: max and sum
- * together, then write; layernorm: mean, variance, write; rmsnorm: mean of
- * squares, write), summed in f32, while it stays in the core's cache.
+ * passes its operator needs (softmax, log_softmax: max, sum, write; online:
+ * max and sum together, then write; cross-entropy: the same without the
+ * write, then one loss and log-sum-exp per row; layernorm: mean, variance,
+ * write; rmsnorm: mean of squares, write; add_rmsnorm: the sum written and
+ * its squares summed, then y from the sum as written), summed in f32, while
+ * it stays in the core's cache.
  * Tunables:
  *   threads     OpenMP threads
  *   simd        `omp simd` on the passes (reductions included)
- *   online      softmax: the max and the sum in one pass
+ *   online      softmax kinds: the max and the sum in one pass
+ *   exp         softmax kinds: libm's expf, or exp_poly (templates/exp_poly.c,
+ *               as exact, and vectorized by `omp simd`)
  * Shortcuts, with an error budget:
  *   max_sub     softmax: 0 skips subtracting the row's max (unsafe for large logits)
  *   fast_math   compile with -ffast-math (vectorized, reassociated exp and sqrt)
@@ -22,6 +27,9 @@
 #include "rowwise.h"
 
 extern const char tess_src_reductions_templates_storage_c[];
+extern const char tess_src_reductions_templates_exp_poly_c[];
+
+static const char *const exp_labels[] = {"libm", "poly"};
 
 static bool online_needs_max_sub(const double *v, void *user) {
     const int *p = user;   /* indices of online and max_sub */
@@ -29,13 +37,16 @@ static bool online_needs_max_sub(const double *v, void *user) {
 }
 
 tess_status tess_rowwise_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
-    const bool softmax = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX, shortcuts = tess_error_budget(t) > 0;
+    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cpu space", op->name);
     const double flag[] = {0, 1}, max_sub[] = {1, 0};
     tess_status st = tess_cpu_add_threads(s, dev);
     if (!st) st = tess_space_add(s, "simd", 2, flag, 1);
     if (!st && softmax) st = tess_space_add(s, "online", 2, flag, 0);
+    /* recorded before exp existed: libm's */
+    if (!st && softmax) st = tess_space_add_labels(s, "exp", 2, exp_labels, 1);
+    if (!st && softmax) st = tess_space_set_optional(s, "exp", 0);
     if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
     if (!st && shortcuts) st = tess_space_add(s, "fast_math", 2, flag, 0);
     if (!st && softmax && shortcuts) {
@@ -57,15 +68,21 @@ static void print_loop(tess_strbuf *b, bool simd, const char *reduction, const c
     tess_strbuf_printf(b, "        for (long long c = 0; c < C; c++) %s\n", body);
 }
 
-static void print_softmax(tess_strbuf *b, bool simd, bool online, bool max_sub) {
+static void print_softmax(tess_strbuf *b, tess_rowwise_kind kind, bool simd, bool online, bool max_sub) {
+    const bool ce = kind == TESS_ROW_CROSS_ENTROPY;
+    tess_strbuf_puts(b, "    const storage_t *restrict x = buffers[0];\n");
+    if (ce)
+        tess_strbuf_puts(b,
+            "    const int *restrict labels = buffers[1];\n"
+            "    float *restrict loss = buffers[2], *restrict lse = buffers[3];\n");
+    else
+        tess_strbuf_puts(b, "    storage_t *restrict y = buffers[1];\n");
     tess_strbuf_puts(b,
-        "    const storage_t *restrict x = buffers[0];\n"
-        "    storage_t *restrict y = buffers[1];\n"
         "    #pragma omp parallel for num_threads(THREADS) schedule(static)\n"
         "    for (long long r = 0; r < R; r++) {\n"
-        "        const storage_t *restrict xr = x + r * C;\n"
-        "        storage_t *restrict yr = y + r * C;\n"
-        "        float m = 0, s = 0;\n");
+        "        const storage_t *restrict xr = x + r * C;\n");
+    if (!ce) tess_strbuf_puts(b, "        storage_t *restrict yr = y + r * C;\n");
+    tess_strbuf_puts(b, "        float m = 0, s = 0;\n");
     if (online) {
         tess_strbuf_puts(b,
             "        /* one pass: the sum rescaled whenever the max grows */\n"
@@ -73,44 +90,75 @@ static void print_softmax(tess_strbuf *b, bool simd, bool online, bool max_sub) 
             "        for (long long c = 0; c < C; c++) {\n"
             "            float v = load_real(xr, c);\n"
             "            if (v > m) {\n"
-            "                s = s * expf(m - v) + 1;\n"
+            "                s = s * EXP(m - v) + 1;\n"
             "                m = v;\n"
             "            } else {\n"
-            "                s += expf(v - m);\n"
+            "                s += EXP(v - m);\n"
             "            }\n"
             "        }\n");
     } else {
         if (max_sub) {
             tess_strbuf_puts(b, "        m = load_real(xr, 0);\n");
-            print_loop(b, simd, "max : m", "m = fmaxf(m, load_real(xr, c));");
+            /* a comparison, not fmaxf: that is a call per element unless NaNs are ruled out */
+            print_loop(b, simd, "max : m", "{ const float v = load_real(xr, c); m = v > m ? v : m; }");
         }
-        print_loop(b, simd, "+ : s", "s += expf(load_real(xr, c) - m);");
+        print_loop(b, simd, "+ : s", "s += EXP(load_real(xr, c) - m);");
     }
-    tess_strbuf_puts(b, "        const float inv = 1 / s;\n");
-    print_loop(b, simd, NULL, "store_real(yr, c, expf(load_real(xr, c) - m) * inv);");
+    switch (kind) {
+    case TESS_ROW_CROSS_ENTROPY:
+        tess_strbuf_puts(b,
+            "        lse[r] = m + logf(s);\n"
+            "        loss[r] = lse[r] - load_real(xr, labels[r]);\n");
+        break;
+    case TESS_ROW_LOG_SOFTMAX:
+        tess_strbuf_puts(b, "        const float shift = m + logf(s);\n");
+        print_loop(b, simd, NULL, "store_real(yr, c, load_real(xr, c) - shift);");
+        break;
+    default:
+        tess_strbuf_puts(b, "        const float inv = 1 / s;\n");
+        print_loop(b, simd, NULL, "store_real(yr, c, EXP(load_real(xr, c) - m) * inv);");
+    }
     tess_strbuf_puts(b, "    }\n");
 }
 
-static void print_norm(tess_strbuf *b, bool simd, bool layer) {
+static void print_norm(tess_strbuf *b, tess_rowwise_kind kind, bool simd) {
+    const bool layer = kind == TESS_ROW_LAYERNORM, add = kind == TESS_ROW_ADD_RMSNORM;
+    tess_strbuf_puts(b, "    const storage_t *restrict x = buffers[0];\n");
+    if (add)
+        tess_strbuf_puts(b,
+            "    const storage_t *restrict res = buffers[1];\n"
+            "    const storage_t *restrict w = buffers[2];\n"
+            "    storage_t *restrict y = buffers[3], *restrict h = buffers[4];\n");
+    else
+        tess_strbuf_printf(b,
+            "    const storage_t *restrict w = buffers[1];\n"
+            "%s"
+            "    storage_t *restrict y = buffers[%d];\n",
+            layer ? "    const storage_t *restrict bias = buffers[2];\n" : "", layer ? 3 : 2);
     tess_strbuf_printf(b,
-        "    const storage_t *restrict x = buffers[0];\n"
-        "    const storage_t *restrict w = buffers[1];\n"
-        "%s"
-        "    storage_t *restrict y = buffers[%d];\n"
         "    #pragma omp parallel for num_threads(THREADS) schedule(static)\n"
         "    for (long long r = 0; r < R; r++) {\n"
         "        const storage_t *restrict xr = x + r * C;\n"
         "        storage_t *restrict yr = y + r * C;\n"
-        "        float mean = 0, q = 0;\n",
-        layer ? "    const storage_t *restrict bias = buffers[2];\n" : "", layer ? 3 : 2);
+        "        float mean = 0, q = 0;\n");
     if (layer) {
         print_loop(b, simd, "+ : mean", "mean += load_real(xr, c);");
         tess_strbuf_puts(b, "        mean *= 1.0f / C;\n");
     }
-    print_loop(b, simd, "+ : q", "q += (load_real(xr, c) - mean) * (load_real(xr, c) - mean);");
+    if (add) {
+        /* the sum is normalized as stored: written, then read back */
+        tess_strbuf_puts(b,
+            "        const storage_t *restrict rr = res + r * C;\n"
+            "        storage_t *restrict hr = h + r * C;\n");
+        print_loop(b, simd, "+ : q",
+                   "{ store_real(hr, c, load_real(xr, c) + load_real(rr, c)); q += load_real(hr, c) * load_real(hr, c); }");
+    } else {
+        print_loop(b, simd, "+ : q", "q += (load_real(xr, c) - mean) * (load_real(xr, c) - mean);");
+    }
     tess_strbuf_puts(b, "        const float rstd = 1 / sqrtf(q * (1.0f / C) + EPS);\n");
     print_loop(b, simd, NULL,
                layer ? "store_real(yr, c, (load_real(xr, c) - mean) * rstd * load_real(w, c) + load_real(bias, c));"
+               : add ? "store_real(yr, c, load_real(hr, c) * rstd * load_real(w, c));"
                      : "store_real(yr, c, load_real(xr, c) * rstd * load_real(w, c));");
     tess_strbuf_puts(b, "    }\n");
 }
@@ -120,7 +168,8 @@ tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const t
     (void)dev;
     const tess_rowwise_info *info = tess_rowwise_of(op);
     const int threads = (int)tess_config_get(s, c, "threads"), simd = (int)tess_config_get(s, c, "simd");
-    const bool online = (int)tess_config_get_or(s, c, "online", 0), max_sub = (int)tess_config_get_or(s, c, "max_sub", 1);
+    const bool online = (int)tess_config_get_or(s, c, "online", 0), max_sub = (int)tess_config_get_or(s, c, "max_sub", 1),
+               exp_poly = (int)tess_config_get_or(s, c, "exp", 0) == 1;
     char config[512];
     tess_status st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
@@ -136,10 +185,13 @@ tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const t
         "#include <math.h>\n\n"
         "#define R %lldLL\n#define C %lldLL\n#define THREADS %d\n",
         (long long)t->shape[0], (long long)t->shape[1], threads);
-    if (info->kind != TESS_ROW_SOFTMAX) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
+    const bool softmax = tess_rowwise_is_softmax(op);
+    if (!softmax) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
+    if (exp_poly) tess_strbuf_printf(&b, "#define EXP(x) exp_poly(x)\n%s", tess_src_reductions_templates_exp_poly_c);
+    else if (softmax) tess_strbuf_puts(&b, "#define EXP(x) expf(x)\n");
     tess_strbuf_printf(&b, "\nvoid tess_%s(void *const *buffers) {\n", op->name);
-    if (info->kind == TESS_ROW_SOFTMAX) print_softmax(&b, simd, online, max_sub);
-    else print_norm(&b, simd, info->kind == TESS_ROW_LAYERNORM);
+    if (softmax) print_softmax(&b, info->kind, simd, online, max_sub);
+    else print_norm(&b, info->kind, simd);
     tess_strbuf_puts(&b, "}\n");
     st = tess_strbuf_finish(&b, &out->code);
     if (st) return st;

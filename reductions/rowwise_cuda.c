@@ -9,7 +9,12 @@
  *                     64 floats per thread), shared (as stored, within the
  *                     device's shared memory per block) or global (read again)
  *   unroll            unroll of the passes over a row in shared or global memory
- *   online            softmax: max and sum in one pass
+ *   cluster           sm_90: blocks of a thread-block cluster sharing each row
+ *                     (a slice each, statistics combined through distributed
+ *                     shared memory); for long rows, which one block per row
+ *                     leaves with too few blocks in flight
+ *   online            softmax kinds: max and sum in one pass (cross-entropy
+ *                     then reads its row once: cache global)
  * Shortcuts, with an error budget: fast_exp (__expf), max_sub=0 (softmax
  * without the max: unsafe for large logits), fast_rsqrt (rsqrtf).
  */
@@ -31,21 +36,24 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
-    int vec, tpr, rpb, cache, unroll, online, max_sub;   /* parameter indices; -1: absent */
+    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster;   /* parameter indices; -1: absent */
+    bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
     int64_t cols;
     int esize;
     int64_t smem;                   /* dynamic shared memory a block may have */
     int max_threads;
 } row_limits;
 
+static int64_t cluster_of(const row_limits *l, const double *v) { return l->cluster < 0 ? 1 : (int64_t)v[l->cluster]; }
+
 static int64_t items_of(const row_limits *l, const double *v) {
-    const int64_t nv = l->cols / (int64_t)v[l->vec], tpr = (int64_t)v[l->tpr];
+    const int64_t nv = l->cols / (int64_t)v[l->vec] / cluster_of(l, v), tpr = (int64_t)v[l->tpr];
     return (nv + tpr - 1) / tpr;
 }
 
 static bool vec_divides_row(const double *v, void *user) {
     const row_limits *l = user;
-    return l->cols % (int64_t)v[l->vec] == 0;
+    return l->cols % ((int64_t)v[l->vec] * cluster_of(l, v)) == 0;
 }
 
 static bool block_size_ok(const double *v, void *user) {
@@ -58,15 +66,17 @@ static bool cache_fits(const double *v, void *user) {
     const row_limits *l = user;
     switch ((int)v[l->cache]) {
     case CACHE_REGISTERS: return items_of(l, v) * (int64_t)v[l->vec] <= MAX_HELD;
-    case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols * l->esize + REDUCE_SMEM <= l->smem;
+    case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + REDUCE_SMEM <= l->smem;
     default: return true;
     }
 }
 
-/* unroll only means something for loops over a row in memory; online needs the max */
+/* unroll only means something for loops over a row in memory; online needs
+ * the max; a row read once is kept nowhere */
 static bool no_idle_parameters(const double *v, void *user) {
     const row_limits *l = user;
     if ((int)v[l->cache] == CACHE_REGISTERS && v[l->unroll] != 1) return false;
+    if (l->read_once_online && v[l->online] == 1 && (int)v[l->cache] != CACHE_GLOBAL) return false;
     return l->online < 0 || l->max_sub < 0 || v[l->online] == 0 || v[l->max_sub] == 1;
 }
 
@@ -77,13 +87,17 @@ static int index_of(const double *values, int n, double v) {
 }
 
 tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
-    const bool softmax = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX, shortcuts = tess_error_budget(t) > 0;
+    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0;
     const int esize = tess_storage_size(t);
     const int64_t cols = t->shape[1];
     const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
-                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, max_sub[] = {1, 0};
+                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, max_sub[] = {1, 0}, clusters[] = {1, 2, 4, 8};
+    int cc = 0;
+    bool arch_specific;
+    const bool has_clusters = tess_arch_parse(dev->arch, &cc, &arch_specific) == TESS_OK && cc >= 90;
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
-    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1,
+    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1,
+                    .read_once_online = tess_rowwise_of(op)->kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
                     .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
 
@@ -110,6 +124,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st) st = tess_space_add_labels(s, "cache", 3, cache_labels, dcache);
     if (!st) st = tess_space_add(s, "unroll", 3, unrolls, index_of(unrolls, 3, dcache == CACHE_REGISTERS ? 1 : 2));
     if (!st && softmax) st = tess_space_add(s, "online", 2, flag, dcache == CACHE_GLOBAL);
+    /* recorded before clusters existed: none */
+    if (!st && has_clusters) st = tess_space_add(s, "cluster", 4, clusters, 0);
+    if (!st && has_clusters) st = tess_space_set_optional(s, "cluster", 1);
     if (!st && softmax && shortcuts) st = tess_space_add(s, "fast_exp", 2, flag, 0);
     if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
     if (!st && !softmax && shortcuts) st = tess_space_add(s, "fast_rsqrt", 2, flag, 0);
@@ -121,18 +138,20 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         l.unroll = tess_space_param_index(s, "unroll");
         l.online = tess_space_param_index(s, "online");
         l.max_sub = tess_space_param_index(s, "max_sub");
-        st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % vec == 0");
+        l.cluster = tess_space_param_index(s, "cluster");
+        st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % (vec * cluster) == 0");
     }
     if (!st)
         st = tess_space_add_constraint_copy(s, block_size_ok, &l, sizeof l,
                                             "32 <= threads_per_row * rows_per_block <= max threads per block");
     if (!st)
         st = tess_space_add_constraint_copy(s, cache_fits, &l, sizeof l,
-                                            "the row fits where cache keeps it (64 floats per thread in registers, "
-                                            "shared memory per block)");
+                                            "the row (its slice, in a cluster) fits where cache keeps it (64 floats "
+                                            "per thread in registers, shared memory per block)");
     if (!st)
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
-                                            "unroll 1 with the row in registers; online needs max_sub=1");
+                                            "unroll 1 with the row in registers; online needs max_sub=1; "
+                                            "cross-entropy online keeps no row (cache=global)");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -146,18 +165,20 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     const tess_rowwise_info *info = tess_rowwise_of(op);
     const int vec = (int)tess_config_get(s, c, "vec"), tpr = (int)tess_config_get(s, c, "threads_per_row"),
               rpb = (int)tess_config_get(s, c, "rows_per_block"), cache = (int)tess_config_get(s, c, "cache"),
-              unroll = (int)tess_config_get(s, c, "unroll");
-    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1)
+              unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1);
+    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a row-wise cuda space", op->name);
     const int64_t rows = t->shape[0], cols = t->shape[1];
-    if (cols % vec != 0) return tess_error(TESS_ERR_ARG, "%s cuda: vec=%d does not divide C=%lld", op->name, vec, (long long)cols);
-    const int64_t items = (cols / vec + tpr - 1) / tpr;
+    if (cols % ((int64_t)vec * cluster) != 0)
+        return tess_error(TESS_ERR_ARG, "%s cuda: vec=%d times cluster=%d does not divide C=%lld", op->name, vec, cluster,
+                          (long long)cols);
+    const int64_t items = (cols / vec / cluster + tpr - 1) / tpr;
     char config[512], entry[48];
     tess_status st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
     snprintf(entry, sizeof entry, "%s_rows", op->name);
-    const int64_t blocks = (rows + rpb - 1) / rpb;
-    const unsigned smem = cache == CACHE_SHARED ? (unsigned)(rpb * cols * tess_storage_size(t)) : 0;
+    const int64_t blocks = (rows + rpb - 1) / rpb * cluster;
+    const unsigned smem = cache == CACHE_SHARED ? (unsigned)(rpb * cols / cluster * tess_storage_size(t)) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b,
         "// %s over %lld rows of %lld %s elements for %s, generated by tessera.\n"
@@ -165,14 +186,14 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
-        "#define CACHE %d\n#define UNROLL %d\n#define ONLINE %d\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ONLINE %d\n"
         "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
-        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll,
+        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster,
         (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
-    if (info->kind != TESS_ROW_SOFTMAX) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
+    if (!tess_rowwise_is_softmax(op)) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
     tess_strbuf_puts(&b, "\n");
@@ -180,5 +201,7 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     st = tess_strbuf_finish(&b, &out->code);
     if (st) return st;
     snprintf(out->options, sizeof out->options, "--minimal");
-    return tess_kernel_source_add_launch(out, entry, (unsigned)blocks, (unsigned)(tpr * rpb), smem);
+    st = tess_kernel_source_add_launch(out, entry, (unsigned)blocks, (unsigned)(tpr * rpb), smem);
+    if (!st && cluster > 1) out->launch[out->nlaunches - 1].cluster[0] = (unsigned)cluster;
+    return st;
 }

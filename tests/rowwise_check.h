@@ -73,14 +73,12 @@ static inline tess_task rowwise_task(const char *op_name, tess_dtype d, int64_t 
     return t;
 }
 
-/* The default, the largest and `samples` random configs of a task verified
+/* The default, the largest and `samples` random configs of task t verified
  * on backend be (the unsafe shortcut max_sub=0 replaced by max_sub=1). */
-static inline void check_kernels(const tess_backend_ops *be, const tess_device *dev, const char *op_name, tess_dtype d,
-                          int64_t rows, int64_t cols, const char *attrs, int samples, gsl_rng *rng) {
-    const tess_op *op = tess_op_find(op_name);
-    tess_task t = rowwise_task(op_name, d, rows, cols, attrs);
+static inline void check_task_kernels(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
+                                      const tess_task *t, int samples, gsl_rng *rng) {
     tess_space *s = NULL;
-    CHECK_OK(tess_op_space(op, &t, dev, &s));
+    CHECK_OK(tess_op_space(op, t, dev, &s));
     if (!s) return;
     tess_config c[2 + ROWWISE_MAX_SAMPLES];
     int n = some_configs(s, rng, c, samples < ROWWISE_MAX_SAMPLES ? samples : ROWWISE_MAX_SAMPLES);
@@ -88,11 +86,18 @@ static inline void check_kernels(const tess_backend_ops *be, const tess_device *
     int max_sub = tess_space_param_index(s, "max_sub");
     for (int i = 0; i < n && max_sub >= 0; i++) c[i].v[max_sub] = (uint16_t)tess_space_value_index(s, max_sub, 1);
     tess_space_destroy(s);
-    outcomes o = evaluate(be, dev, op, &t, c, n);
+    outcomes o = evaluate(be, dev, op, t, c, n);
     char key[TESS_KEY_MAX];
-    tess_task_key(&t, key, sizeof key);
+    tess_task_key(t, key, sizeof key);
     CHECK_MSG(o.n[TESS_RESULT_OK] == n, "%s: %d of %d configs ok: %s", key, o.n[TESS_RESULT_OK], n, o.message);
     printf("%s on %s: %d configs verified\n", key, be->name, o.n[TESS_RESULT_OK]);
+}
+
+/* The same for a task of two extents. */
+static inline void check_kernels(const tess_backend_ops *be, const tess_device *dev, const char *op_name, tess_dtype d,
+                          int64_t rows, int64_t cols, const char *attrs, int samples, gsl_rng *rng) {
+    tess_task t = rowwise_task(op_name, d, rows, cols, attrs);
+    check_task_kernels(be, dev, tess_op_find(op_name), &t, samples, rng);
 }
 
 /* ---- shortcuts ------------------------------------------------------------------------- */

@@ -1,5 +1,7 @@
 // rowwise.cu - one row-wise operator over R rows of C elements: softmax,
-// layernorm or rmsnorm. A block holds RPB rows, TPR threads each; thread t
+// log_softmax, cross-entropy (a loss and a log-sum-exp per row, from the
+// row's label), layernorm, rmsnorm, or add_rmsnorm (h = x + residual
+// written as stored, then the rmsnorm of h). A block holds RPB rows, TPR threads each; thread t
 // of a row owns its vectors t, t + TPR, t + 2 TPR, ... (VEC elements each,
 // one 16-byte load at most), ITEMS of them. A row is read from memory once
 // and written once; the passes after the first read it from where CACHE
@@ -10,11 +12,17 @@
 //   CACHE_GLOBAL     read again from memory (hits in L2 for rows in flight)
 // Statistics are summed in f32 over a thread's elements, then over the row's
 // threads: shuffles within a warp, then one slot per warp in shared memory.
+// With CLUSTER > 1 (sm_90) a row is cut into CLUSTER slices, one per block
+// of a thread-block cluster, and the blocks' partial statistics are
+// combined through distributed shared memory: long rows get CLUSTER times
+// the blocks, each holding a slice in registers or shared memory.
 //
 // Defined by the generator above this text, besides storage.cuh's macros:
-//   OP_SOFTMAX, OP_LAYERNORM, OP_RMSNORM  the operator (one of them is 1)
+//   OP_SOFTMAX, OP_LOG_SOFTMAX, OP_CROSS_ENTROPY, OP_LAYERNORM, OP_RMSNORM,
+//   OP_ADD_RMSNORM        the operator (one of them is 1)
 //   R, C                  rows, row length (C a multiple of VEC)
 //   TPR, RPB, ITEMS       threads per row, rows per block, vectors per thread
+//   CLUSTER               blocks sharing a row (1: none)
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
 //   ONLINE                softmax: max and sum in one pass, the sum rescaled
 //                         when the max grows (two passes over the row, not three)
@@ -30,6 +38,7 @@
 #define CACHE_GLOBAL 2
 
 #define NV (C / VEC)                   // vectors per row
+#define NVS (NV / CLUSTER)             // vectors of a block's slice of the row
 #define WPR (TPR > 32 ? TPR / 32 : 1)  // warps per row
 #define NEG_INF __int_as_float(0xff800000u)
 
@@ -41,10 +50,13 @@
 #define PASS_UNROLL UNROLL_BY(UNROLL)
 #endif
 
+#define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
 #if FAST_EXP
 #define EXP(x) __expf(x)
+#define LOG(x) __logf(x)
 #else
 #define EXP(x) expf(x)
+#define LOG(x) logf(x)
 #endif
 #if FAST_RSQRT
 #define RSQRT(x) rsqrtf(x)
@@ -81,7 +93,49 @@ __device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
     return v;
 }
 
-#if OP_SOFTMAX
+#if CLUSTER > 1
+// The cluster's barrier (every thread of every block) and loads from
+// another block's shared memory, in PTX: the kernels include no headers.
+__device__ __forceinline__ unsigned cluster_rank()
+{
+    unsigned r;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+}
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
+{
+    unsigned long long shared;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(shared) : "l"(p));
+    unsigned remote;
+    float v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"((unsigned)shared), "r"(rank));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+    return v;
+}
+#endif
+
+// v combined over the whole row: its threads, then the cluster's blocks.
+template <class Op>
+__device__ __forceinline__ float row_total(float v, float (*red)[WPR])
+{
+    v = row_reduce<Op>(v, red);
+#if CLUSTER > 1
+    __shared__ float part[RPB];
+    const int rib = threadIdx.x / TPR;
+    if (threadIdx.x % TPR == 0) part[rib] = v;
+    cluster_sync();
+    v = cluster_load(&part[rib], 0);
+    for (unsigned r = 1; r < CLUSTER; ++r) v = Op::apply(v, cluster_load(&part[rib], r));
+    cluster_sync();   // every block has read the slots before any leaves or reuses them
+#endif
+    return v;
+}
+
+#if SOFTMAX_KIND
 // (m, s) += (m2, s2): running maxima and sums of exp(x - max).
 __device__ __forceinline__ void online_merge(float &m, float &s, float m2, float s2)
 {
@@ -111,16 +165,37 @@ __device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*re
     for (int k = 1; k < WPR; ++k) online_merge(m, s, red_m[rib][k], red_s[rib][k]);
     __syncthreads();
 #endif
+#if CLUSTER > 1
+    __shared__ float part_m[RPB], part_s[RPB];
+    const int slot = threadIdx.x / TPR;
+    if (threadIdx.x % TPR == 0) {
+        part_m[slot] = m;
+        part_s[slot] = s;
+    }
+    cluster_sync();
+    m = cluster_load(&part_m[slot], 0);
+    s = cluster_load(&part_s[slot], 0);
+    for (unsigned r = 1; r < CLUSTER; ++r) online_merge(m, s, cluster_load(&part_m[slot], r), cluster_load(&part_s[slot], r));
+    cluster_sync();
+#endif
 }
 #endif
 
 // The loop over a thread's vectors of its row: i counts them, j is the
 // vector's index in the row.
-#define FOR_MINE(i, j) for (int i = 0, j = t; i < ITEMS; ++i, j += TPR) if (valid && j < NV)
+#define FOR_MINE(i, j) for (int i = 0, j = t; i < ITEMS; ++i, j += TPR) if (valid && j < NVS)
 
 extern "C" __global__ void __launch_bounds__(TPR * RPB)
 #if OP_SOFTMAX
 softmax_rows(const storage_t *__restrict__ x, storage_t *__restrict__ y)
+#elif OP_LOG_SOFTMAX
+log_softmax_rows(const storage_t *__restrict__ x, storage_t *__restrict__ y)
+#elif OP_CROSS_ENTROPY
+cross_entropy_rows(const storage_t *__restrict__ x, const int *__restrict__ labels, float *__restrict__ loss,
+                   float *__restrict__ lse)
+#elif OP_ADD_RMSNORM
+add_rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ residual,
+                 const storage_t *__restrict__ weight, storage_t *__restrict__ y, storage_t *__restrict__ h)
 #elif OP_LAYERNORM
 layernorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weight,
                const storage_t *__restrict__ bias, storage_t *__restrict__ y)
@@ -130,31 +205,57 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 {
     __shared__ float red[RPB][WPR];
     const int rib = threadIdx.x / TPR, t = threadIdx.x % TPR;
-    const index_t row = (index_t)blockIdx.x * RPB + rib;
+#if CLUSTER > 1
+    const unsigned rank = cluster_rank();
+#else
+    const unsigned rank = 0;
+#endif
+    const index_t row = (index_t)(blockIdx.x / CLUSTER) * RPB + rib;
     const bool valid = row < R;
-    const storage_t *xr = x + (valid ? row : 0) * (index_t)C;
-    storage_t *yr = y + (valid ? row : 0) * (index_t)C;
+    const index_t col0 = (index_t)rank * NVS * VEC;   // the block's slice of the row starts here
+    const storage_t *xrow = x + (valid ? row : 0) * (index_t)C, *xr = xrow + col0;
+#if !OP_CROSS_ENTROPY
+    storage_t *yr = y + (valid ? row : 0) * (index_t)C + col0;
+#endif
     float f[VEC];
+#if OP_ADD_RMSNORM
+// The first pass: vector j of x + residual into f as stored, written to h,
+// and kept where CACHE says (read back from h when it is not kept).
+    const storage_t *rr = residual + (valid ? row : 0) * (index_t)C + col0;
+    storage_t *hr = h + (valid ? row : 0) * (index_t)C + col0;
+    float g[VEC];
+#define LOAD_AND_KEEP(i, j)                                                     \
+    load_vec(xr + (index_t)(j) * VEC, f);                                       \
+    load_vec(rr + (index_t)(j) * VEC, g);                                       \
+    _Pragma("unroll") for (int k = 0; k < VEC; ++k) f[k] += g[k];              \
+    const vec_t u = pack_vec(f);                                                \
+    unpack_vec(u, f);                                                           \
+    *reinterpret_cast<vec_t *>(hr + (index_t)(j) * VEC) = u;                    \
+    KEEP(i, j)
+#define KEPT hr
+#else
 // The first pass: vector j of the row into f, and kept where CACHE says.
 #define LOAD_AND_KEEP(i, j)                                                    \
     const vec_t u = *reinterpret_cast<const vec_t *>(xr + (index_t)(j) * VEC); \
     unpack_vec(u, f);                                                          \
     KEEP(i, j)
+#define KEPT xr
+#endif
 #if CACHE == CACHE_REGISTERS
     float held[ITEMS][VEC];
 #define KEEP(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) held[i][k] = f[k]
 #define FETCH(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) f[k] = held[i][k]
 #elif CACHE == CACHE_SHARED
     extern __shared__ __align__(16) unsigned char tess_smem[];
-    storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * C;
+    storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
 #define KEEP(i, j) *reinterpret_cast<vec_t *>(held + (index_t)(j) * VEC) = u
 #define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
 #else
 #define KEEP(i, j)
-#define FETCH(i, j) load_vec(xr + (index_t)(j) * VEC, f)
+#define FETCH(i, j) load_vec(KEPT + (index_t)(j) * VEC, f)
 #endif
 
-#if OP_SOFTMAX
+#if SOFTMAX_KIND
     // ---- the row's max (unless skipped) and the sum of exp(x - max)
     float m = MAX_SUB ? NEG_INF : 0.0f, s = 0.0f;
     PASS_UNROLL
@@ -182,17 +283,34 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     __shared__ float red_s[RPB][WPR];
     row_reduce_online(m, s, red, red_s);
 #elif MAX_SUB
-    m = row_reduce<max_op>(m, red);
+    m = row_total<max_op>(m, red);
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) s += EXP(f[k] - m);
     }
-    s = row_reduce<sum_op>(s, red);
+    s = row_total<sum_op>(s, red);
 #else
-    s = row_reduce<sum_op>(s, red);
+    s = row_total<sum_op>(s, red);
 #endif
+#if OP_CROSS_ENTROPY
+    // ---- one loss and log-sum-exp per row, from its first thread
+    if (valid && t == 0 && rank == 0) {
+        const float l = m + LOG(s);
+        lse[row] = l;
+        loss[row] = l - to_float(xrow[labels[row]]);
+    }
+#elif OP_LOG_SOFTMAX
+    const float shift = m + LOG(s);
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] -= shift;
+        store_vec(yr + (index_t)j * VEC, f);
+    }
+#else
     const float inv = 1.0f / s;
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -201,6 +319,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
         store_vec(yr + (index_t)j * VEC, f);
     }
+#endif
 
 #elif OP_LAYERNORM
     // ---- mean, then the variance about it (two passes over the kept row)
@@ -211,7 +330,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) s += f[k];
     }
-    const float mean = row_reduce<sum_op>(s, red) * (1.0f / C);
+    const float mean = row_total<sum_op>(s, red) * (1.0f / C);
     float q = 0.0f;
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -219,20 +338,20 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) q += (f[k] - mean) * (f[k] - mean);
     }
-    const float rstd = RSQRT(row_reduce<sum_op>(q, red) * (1.0f / C) + EPS);
+    const float rstd = RSQRT(row_total<sum_op>(q, red) * (1.0f / C) + EPS);
     float w[VEC], b[VEC];
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
-        load_vec(weight + (index_t)j * VEC, w);
-        load_vec(bias + (index_t)j * VEC, b);
+        load_vec(weight + col0 + (index_t)j * VEC, w);
+        load_vec(bias + col0 + (index_t)j * VEC, b);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = (f[k] - mean) * rstd * w[k] + b[k];
         store_vec(yr + (index_t)j * VEC, f);
     }
 
 #else
-    // ---- rmsnorm: the mean of squares
+    // ---- rmsnorm (of h for add_rmsnorm): the mean of squares
     float q = 0.0f;
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -240,12 +359,12 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) q += f[k] * f[k];
     }
-    const float rstd = RSQRT(row_reduce<sum_op>(q, red) * (1.0f / C) + EPS);
+    const float rstd = RSQRT(row_total<sum_op>(q, red) * (1.0f / C) + EPS);
     float w[VEC];
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
-        load_vec(weight + (index_t)j * VEC, w);
+        load_vec(weight + col0 + (index_t)j * VEC, w);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = f[k] * rstd * w[k];
         store_vec(yr + (index_t)j * VEC, f);

@@ -51,10 +51,15 @@ __device__ __forceinline__ void load_vec(const storage_t *p, float f[VEC])
     unpack_vec(*reinterpret_cast<const vec_t *>(p), f);
 }
 
-__device__ __forceinline__ void store_vec(storage_t *p, const float f[VEC])
+__device__ __forceinline__ vec_t pack_vec(const float f[VEC])
 {
     vec_t u;
 #pragma unroll
     for (int k = 0; k < VEC; ++k) u.v[k] = from_float(f[k]);
-    *reinterpret_cast<vec_t *>(p) = u;
+    return u;
+}
+
+__device__ __forceinline__ void store_vec(storage_t *p, const float f[VEC])
+{
+    *reinterpret_cast<vec_t *>(p) = pack_vec(f);
 }

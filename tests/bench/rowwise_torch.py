@@ -4,11 +4,13 @@ and torch.compile on the same operators and shapes as tessera, timed with CUDA
 events (on a GPU; wall clock otherwise), the median of repeats. Prints one JSON
 object per line: {"op", "shape", "eager_gbps", "compile_gbps"}, GB/s counted
 as tessera counts them (each input read once, the output written once, the
-weights read once). A form torch cannot run prints null for it and says why
+weights read once; cross_entropy: the logits read, int32 labels read, and a
+loss and a log-sum-exp per row written, 4 bytes each). A form torch cannot run prints null for it and says why
 on stderr.
 
 usage: rowwise_torch.py [--device cuda|cpu] [--dtype bf16|f16|f32] [--repeats N] OP:SHAPE...
-       (OP: softmax, layernorm, rmsnorm, gelu, gelu_tanh, silu, swiglu; SHAPE: RxC or N)
+       (OP: softmax, log_softmax, cross_entropy, layernorm, rmsnorm, add_rmsnorm, gelu,
+        gelu_tanh, silu, swiglu; SHAPE: RxC or N)
 """
 import argparse
 import json
@@ -34,6 +36,15 @@ def make_case(torch, op, dims, dtype, device):
     cols = dims[-1]
     if op == "softmax":
         return (lambda a: torch.softmax(a, dim=-1)), (x,), 2 * n * size
+    if op == "log_softmax":
+        return (lambda a: torch.log_softmax(a, dim=-1)), (x,), 2 * n * size
+    if op == "cross_entropy":
+        labels = torch.randint(0, cols, (dims[0],), device=device)
+
+        def ce(a, k):
+            return F.cross_entropy(a, k, reduction="none"), torch.logsumexp(a.float(), dim=-1)
+
+        return ce, (x, labels), n * size + 3 * 4 * dims[0]
     if op == "layernorm":
         w = torch.randn(cols, dtype=dtype, device=device)
         b = torch.randn(cols, dtype=dtype, device=device)
@@ -46,6 +57,16 @@ def make_case(torch, op, dims, dtype, device):
             return (af * torch.rsqrt(af.pow(2).mean(-1, keepdim=True) + 1e-5)).to(a.dtype) * w
 
         return rms, (x, w), (2 * n + cols) * size
+    if op == "add_rmsnorm":
+        w = torch.randn(cols, dtype=dtype, device=device)
+        res = torch.randn(*dims, dtype=dtype, device=device)
+
+        def add_rms(a, r, w):
+            h = a + r
+            hf = h.float()
+            return (hf * torch.rsqrt(hf.pow(2).mean(-1, keepdim=True) + 1e-5)).to(a.dtype) * w, h
+
+        return add_rms, (x, res, w), (4 * n + cols) * size
     if op == "gelu":
         return (lambda a: F.gelu(a)), (x,), 2 * n * size
     if op == "gelu_tanh":

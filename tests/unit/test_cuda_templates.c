@@ -1,6 +1,7 @@
 /*
  * test_cuda_templates.c - every CUDA template of heat3d, sum, the row-wise
- * operators (softmax, layernorm, rmsnorm) and the activations (gelu,
+ * operators (softmax, log_softmax, cross_entropy, layernorm, rmsnorm,
+ * add_rmsnorm), `reduce` along an axis and the activations (gelu,
  * gelu_tanh, silu, swiglu), their shortcuts under an error budget included,
  * over a
  * sample of each space's configs (the default, then random legal points),
@@ -24,6 +25,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "reductions/activation.h"
+#include "reductions/axis_reduce.h"
 #include "reductions/rowwise.h"
 #include "reductions/sum.h"
 #include "stencils/heat3d.h"
@@ -81,6 +83,23 @@ static bool compile_space(const tess_backend_ops *be, const tess_device *dev, co
     if (ran) printf("%s %s: %d configs compiled\n", op->name, tess_dtype_name(dtype), compiled);
     tess_space_destroy(s);
     return ran;
+}
+
+/* The default config of a sub-space (`pin`, as --fix takes it) compiles. */
+static void compile_pinned(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, tess_dtype dtype,
+                           const int64_t *shape, const char *pin) {
+    tess_task t;
+    CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, 2, "error_budget=0.001", &t));
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(op, &t, dev, &s));
+    if (!s) return;
+    CHECK_OK(tess_space_pin(s, pin));
+    tess_config c;
+    tess_space_default(s, &c);
+    int compiled = 0;
+    if (tess_space_valid(s, &c)) compile_config(be, dev, op, &t, s, &c, &compiled);
+    CHECK_MSG(compiled == 1, "%s %s: not compiled", op->name, pin);
+    tess_space_destroy(s);
 }
 
 static void check_compile_error(const tess_backend_ops *be, const tess_device *dev) {
@@ -211,6 +230,25 @@ int main(void) {
         compile_space(be, &dev, &tess_op_layernorm, TESS_BF16, rows_short, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_rmsnorm, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_rmsnorm, TESS_F32, rows_short, 2, NULL, rng);
+        compile_space(be, &dev, &tess_op_log_softmax, TESS_BF16, rows_mid, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_cross_entropy, TESS_BF16, rows_long, 2, "error_budget=0.001", rng);
+        compile_space(be, &dev, &tess_op_add_rmsnorm, TESS_F16, rows_odd, 2, "error_budget=0.001", rng);
+        /* rows split over a cluster, every row-wise kind, the row kept each way, online or not */
+        static const char *const cluster_pins[] = {
+            "cluster=4,threads_per_row=256,rows_per_block=1,cache=registers,unroll=1,online=0",
+            "cluster=8,threads_per_row=128,rows_per_block=2,cache=shared,online=0",
+            "cluster=2,threads_per_row=32,rows_per_block=4,cache=global,online=1,fast_exp=1"};
+        const tess_op *const row_ops[] = {&tess_op_softmax, &tess_op_log_softmax, &tess_op_cross_entropy,
+                                          &tess_op_layernorm, &tess_op_rmsnorm, &tess_op_add_rmsnorm};
+        for (int o = 0; o < 6; o++)
+            for (int p = 0; p < 3; p++) {
+                char pin[160];
+                snprintf(pin, sizeof pin, "%s", cluster_pins[p]);
+                if (o >= 3) *strstr(pin, ",online") = '\0';   /* the norms have neither online nor fast_exp */
+                compile_pinned(be, &dev, row_ops[o], TESS_BF16, rows_long, pin);
+            }
+        compile_space(be, &dev, &tess_op_reduce, TESS_BF16, odd, 3, "kind=max,axis=1", rng);
+        compile_space(be, &dev, &tess_op_reduce, TESS_F32, cube, 3, "kind=mean,axis=2", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
         compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);

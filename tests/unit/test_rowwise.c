@@ -1,6 +1,7 @@
 /*
- * test_rowwise.c - the row-wise operators (softmax, layernorm, rmsnorm)
- * and their error budget on the cpu:
+ * test_rowwise.c - the row-wise operators (softmax, log_softmax,
+ * cross_entropy, layernorm, rmsnorm, add_rmsnorm) and their error budget
+ * on the cpu:
  *   - the float64 references against values worked out by hand;
  *   - tolerances: one unit in the last place of bf16 and f16 storage, the
  *     budget added on top; tasks that are not R x C, mixed dtypes, a
@@ -49,6 +50,66 @@ static void check_references(void) {
     CHECK_OK(rms->reference(rms, &t, rbufs));
     CHECK_NEAR(ry[0], 0.75, 1e-7);
     CHECK_NEAR(ry[1], -2.0, 1e-7);
+
+    /* log_softmax of (0, ln 2, ln 3): ln(k / 6) */
+    const tess_op *lsm = tess_op_find("log_softmax");
+    t = rowwise_task("log_softmax", TESS_F32, 2, 3, NULL);
+    CHECK_OK(lsm->reference(lsm, &t, bufs));
+    for (int i = 0; i < 6; i++) CHECK_NEAR(y[i], log((i % 3 + 1) / 6.0), 1e-5);   /* 100 + ln 2 as a float */
+
+    /* cross-entropy of the same rows: lse = ln 6 (+ 100), loss = ln 6 - ln(k + 1) for label k */
+    const tess_op *ce = tess_op_find("cross_entropy");
+    t = rowwise_task("cross_entropy", TESS_F32, 2, 3, NULL);
+    int32_t labels[2] = {2, 0};
+    float loss[2], lse[2];
+    void *cbufs[4] = {x, labels, loss, lse};
+    CHECK_OK(ce->reference(ce, &t, cbufs));
+    CHECK_NEAR(loss[0], log(6.0) - log(3.0), 1e-6);
+    CHECK_NEAR(loss[1], log(6.0), 1e-5);
+    CHECK_NEAR(lse[0], log(6.0), 1e-6);
+    CHECK_NEAR(lse[1], 100 + log(6.0), 1e-5);
+    labels[1] = 3;
+    CHECK(ce->reference(ce, &t, cbufs) == TESS_ERR_ARG && strstr(tess_errmsg(), "label 3 of row 1"));
+
+    /* add_rmsnorm: h = (1, 2) + (2, 2) = (3, 4), then rmsnorm as above; h written */
+    const tess_op *add = tess_op_find("add_rmsnorm");
+    t = rowwise_task("add_rmsnorm", TESS_F32, 1, 2, "eps=3.5");
+    float ax[2] = {1, 2}, ares[2] = {2, 2}, ay[2], ah[2];
+    void *abufs[5] = {ax, ares, rw, ay, ah};
+    CHECK_OK(add->reference(add, &t, abufs));
+    CHECK_NEAR(ah[0], 3, 0);
+    CHECK_NEAR(ah[1], 4, 0);
+    CHECK_NEAR(ay[0], 0.75, 1e-7);
+    CHECK_NEAR(ay[1], -2.0, 1e-7);
+}
+
+/* Inputs come in chunks of their own seeds, filled in parallel: the same
+ * values whatever the host's cores; labels within the row. */
+static void check_inputs(void) {
+    const tess_op *ce = tess_op_find("cross_entropy");
+    tess_task t = rowwise_task("cross_entropy", TESS_BF16, 300, 1000, NULL);
+    tess_problem *a = NULL, *b = NULL;
+    CHECK_OK(tess_problem_create(ce, &t, 5, &a));
+    CHECK_OK(tess_problem_create(ce, &t, 5, &b));
+    if (!a || !b) return;
+    CHECK(memcmp(a->host[0], b->host[0], 300 * 1000 * 2) == 0 && memcmp(a->host[1], b->host[1], 300 * 4) == 0);
+    const int32_t *labels = a->host[1];
+    int distinct = 0;
+    double lo = 1, hi = -1;
+    for (int64_t r = 0; r < 300; r++) {
+        CHECK_MSG(labels[r] >= 0 && labels[r] < 1000, "label %d", labels[r]);
+        distinct += r > 0 && labels[r] != labels[r - 1];
+    }
+    for (int64_t i = 0; i < 300 * 1000; i++) {
+        lo = fmin(lo, tess_dtype_load(a->host[0], TESS_BF16, i));
+        hi = fmax(hi, tess_dtype_load(a->host[0], TESS_BF16, i));
+    }
+    CHECK_MSG(distinct > 250 && lo < -0.99 && hi > 0.99 && lo >= -1 && hi <= 1, "labels %d distinct, x in [%g, %g]",
+              distinct, lo, hi);
+    /* chunks differ: the second chunk does not repeat the first */
+    CHECK(memcmp(a->host[0], (const char *)a->host[0] + 65536 * 2, 1024) != 0);
+    tess_problem_destroy(a);
+    tess_problem_destroy(b);
 }
 
 /* ---- tasks and tolerances ---------------------------------------------------------- */
@@ -124,11 +185,12 @@ int main(void) {
     check_references();
     check_tasks();
     check_typical_inputs();
-    static const char *const ops[] = {"softmax", "layernorm", "rmsnorm"};
-    for (int i = 0; i < 3; i++) {
-        check_kernels(cpu, &cpu_dev, ops[i], TESS_F32, 5, 19, NULL, 3, rng);
-        check_kernels(cpu, &cpu_dev, ops[i], TESS_BF16, 3, 1000, "error_budget=0.001", 3, rng);
-        check_kernels(cpu, &cpu_dev, ops[i], TESS_F16, 4, 64, NULL, 3, rng);
+    check_inputs();
+    static const char *const ops[] = {"softmax", "layernorm", "rmsnorm", "log_softmax", "cross_entropy", "add_rmsnorm"};
+    for (int i = 0; i < 6; i++) {
+        check_kernels(cpu, &cpu_dev, ops[i], TESS_F32, 5, 19, NULL, 2, rng);
+        check_kernels(cpu, &cpu_dev, ops[i], TESS_BF16, 3, 1000, "error_budget=0.001", 2, rng);
+        check_kernels(cpu, &cpu_dev, ops[i], TESS_F16, 4, 64, NULL, 2, rng);
     }
     check_planted_shortcut(cpu, &cpu_dev, "threads=1,simd=1,online=0,fast_math=0");
     gsl_rng_free(rng);

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# gemm_h200.sh - the GEMM benchmark on a GPU host: calibrates the device (the
+# tensor-core ceiling included), tunes gemm (layout nt: A M x K, B stored
+# N x K, as a linear layer's weights) on the issue's bf16 shapes and
+# conv2d on two ResNet-50 layers with a modest budget each, measures cuBLAS
+# (torch.matmul) and cuDNN (conv2d, benchmark mode) through PyTorch in the
+# same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
+# the ratio to cuBLAS/cuDNN and the fraction of the calibrated ceiling.
+# Every tessera number is of a kernel verified against the float64 reference
+# (sampled rows and columns for the large shapes).
+#
+# usage: tests/bench/gemm_h200.sh [--seconds S] [--budget N] [--out DIR] [--skip-calibrate] [--quick]
+#   --seconds  wall-clock limit of each case's tuning (default 20)
+#   --budget   evaluations per case at most (default 24)
+#   --quick    the GEMM shapes and one convolution only
+# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+tessera=${TESSERA:-build/tessera}
+python=${PYTHON:-python3}
+seconds=20 budget=24 out="" calibrate=1 quick=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+    --budget) budget=${2:?--budget needs a value}; shift 2 ;;
+    --out) out=${2:?--out needs a value}; shift 2 ;;
+    --skip-calibrate) calibrate=0; shift ;;
+    --quick) quick=1; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "gemm_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
+    esac
+done
+[ -x "$tessera" ] || { echo "gemm_h200.sh: error: no tessera binary at $tessera (build first, or set TESSERA)" >&2; exit 1; }
+out=${out:-data/bench/gemm-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+export TESSERA_DB=${TESSERA_DB:-$out/records.db}
+
+# anchor case (gemm_torch.py's), operator with attributes, shape
+cases=(
+    "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192"
+    "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096"
+    "gemm:4096x14336x4096|gemm:layout=nt|4096x14336x4096"
+    "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
+    "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
+    "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
+    "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64"
+    "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64"
+)
+if [ "$quick" = 1 ]; then unset 'cases[7]'; fi
+
+if [ "$calibrate" = 1 ]; then
+    echo "== calibrate (cuda)" >&2
+    "$tessera" calibrate --backend cuda | tee "$out/calibrate.txt" >&2
+fi
+
+anchors=()
+for c in "${cases[@]}"; do anchors+=("${c%%|*}"); done
+echo "== cuBLAS and cuDNN through PyTorch" >&2
+if ! "$python" "$here/gemm_torch.py" "${anchors[@]}" > "$out/torch.jsonl" 2> "$out/torch.log"; then
+    echo "gemm_h200.sh: the PyTorch anchor failed, its columns are n/a: $(tail -1 "$out/torch.log")" >&2
+fi
+
+: > "$out/tessera.jsonl"
+failed=0
+for c in "${cases[@]}"; do
+    IFS='|' read -r anchor op shape <<< "$c"
+    echo "== tune $op $shape (${seconds} s)" >&2
+    echo "# $anchor" >> "$out/tessera.jsonl"
+    if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16,f32,bf16 --backend cuda --budget "$budget" \
+            --seconds "$seconds" --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+        echo "gemm_h200.sh: tune $op $shape failed (see $out/tune.log)" >&2
+        failed=1
+    fi
+done
+
+"$python" "$here/gemm_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"
+exit "$failed"

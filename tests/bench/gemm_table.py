@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""gemm_table.py - the GEMM benchmark's table: tessera's results (the JSON
+objects of `tessera tune --json`, each preceded by a line "# CASE" naming the
+anchor's case) beside cuBLAS/cuDNN's from gemm_torch.py, as TFLOP/s, their
+ratio, and the fraction of the calibrated ceiling that bounds the task
+(the tensor-core rate for bf16 here, or the copy bandwidth for skinny ones).
+
+usage: gemm_table.py TESSERA.jsonl TORCH.jsonl
+"""
+import json
+import sys
+
+
+def read_tessera(path):
+    rows, label = [], None
+    decoder = json.JSONDecoder()
+    with open(path) as f:
+        text = f.read()
+    i = 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+        elif text.startswith("#", i):
+            end = text.find("\n", i)
+            end = end if end >= 0 else len(text)
+            label, i = text[i + 1:end].strip(), end + 1
+        else:
+            obj, i = decoder.raw_decode(text, i)
+            rows.append((label, obj))
+            label = None
+    return rows
+
+
+def read_anchor(path):
+    anchor = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    anchor[r["case"]] = r
+    except FileNotFoundError:
+        pass
+    return anchor
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    rows, anchor = read_tessera(sys.argv[1]), read_anchor(sys.argv[2])
+    print(f"{'case':<34} {'tessera TFLOP/s':>15} {'cuBLAS/cuDNN':>12} {'ratio':>6} {'of ceiling':>10} "
+          f"{'bound':<22} best config")
+    for label, r in rows:
+        best = r.get("best") or {}
+        tf = best.get("gflops", 0) / 1e3
+        ref = anchor.get(label, {}).get("tflops")
+        ratio = f"{tf / ref:6.2f}" if ref else "   n/a"
+        ref_text = f"{ref:12.1f}" if ref else "         n/a"
+        frac = r.get("fraction_of_ceiling")
+        frac_text = f"{frac:10.1%}" if frac is not None else "       n/a"
+        print(f"{label:<34} {tf:15.1f} {ref_text} {ratio} {frac_text} {r.get('bound', ''):<22} "
+              f"{best.get('config_text', '(none)')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+/*
+ * test_gemm_templates.c - every CUDA path of gemm and conv2d compiles with
+ * NVRTC for the architectures it claims, through the cuda backend's compile
+ * op: on an H200 (sm_90) the default of each path (simt for f32 and f64;
+ * simt and mma for bf16 and f16; wgmma as well for layout nt) and, for most tasks, a sampled config,
+ * over the four layouts, the epilogues, C and convolutions; on an A100
+ * (sm_80) the defaults of two tensor-core tasks. Each cubin holds its
+ * launch's entry; tasks whose operands cannot be read in 16-byte chunks
+ * offer no mma path. Prints the compile rate. NVRTC needs no GPU; without
+ * it (or without the toolkit at build time) the test is skipped.
+ */
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "a100.h"
+#include "check.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "gemm/gemm.h"
+
+extern tess_status tess_cuda_register(void) __attribute__((weak));
+
+static int compiled;
+static double compile_seconds;
+
+/* Compiles one config; false when NVRTC is missing. */
+static bool compile_config(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const tess_task *t,
+                           const tess_space *s, const tess_config *c) {
+    char text[512];
+    tess_config_format(s, c, text, sizeof text);
+    tess_kernel_source src;
+    CHECK_OK(tess_op_emit(op, t, dev, s, c, &src));
+    tess_blob bin = {0};
+    char *log = NULL;
+    const double t0 = tess_now();
+    tess_status st = be->compile(dev, &src, &bin, &log);
+    if (st == TESS_ERR_UNAVAILABLE) {
+        printf("skipped: %s\n", tess_errmsg());
+        tess_kernel_source_free(&src);
+        return false;
+    }
+    compile_seconds += tess_now() - t0;
+    CHECK_MSG(st == TESS_OK, "%s %s on %s: %s\n%s", t->op, text, dev->arch, tess_errmsg(), log ? log : "");
+    if (st == TESS_OK) {
+        compiled++;
+        CHECK_MSG(memmem(bin.data, bin.size, src.launch[0].entry, strlen(src.launch[0].entry)),
+                  "entry %s missing from the cubin of %s", src.launch[0].entry, text);
+    }
+    free(log);
+    tess_blob_free(&bin);
+    tess_kernel_source_free(&src);
+    return true;
+}
+
+/* The default and `samples` random configs of each path of a task (the first
+ * expect_paths of simt, mma, wgmma are offered); false if skipped. */
+static bool compile_task(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const char *dtypes,
+                         const int64_t *shape, int ndim, const char *attrs, int expect_paths, int samples,
+                         gsl_rng *rng) {
+    tess_dtype roles[TESS_ROLE_COUNT];
+    CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
+    tess_task t;
+    CHECK_OK(tess_op_make_task(op, roles[0], roles[1], roles[2], shape, ndim, attrs, &t));
+    const char *paths[] = {"simt", "mma", "wgmma"};
+    for (int p = 0; p < 3; p++) {
+        tess_space *s = NULL;
+        CHECK_OK(tess_op_space(op, &t, dev, &s));
+        if (!s) return true;
+        char pin[32];
+        snprintf(pin, sizeof pin, "path=%s", paths[p]);
+        const bool offered = tess_space_pin(s, pin) == TESS_OK;
+        CHECK_MSG(offered == (p < expect_paths), "%s %s %s: %s offered %d", op->name, dtypes, attrs ? attrs : "",
+                  paths[p], offered);
+        if (!offered) {
+            tess_space_destroy(s);
+            continue;
+        }
+        tess_config c;
+        tess_space_default(s, &c);
+        CHECK_MSG(tess_space_valid(s, &c), "%s %s default violates %s", op->name, pin, tess_space_violation(s, &c));
+        bool ran = compile_config(be, dev, op, &t, s, &c);
+        for (int i = 0; ran && i < samples; i++) {
+            CHECK_OK(tess_space_sample(s, rng, &c));
+            ran = compile_config(be, dev, op, &t, s, &c);
+        }
+        tess_space_destroy(s);
+        if (!ran) return false;
+    }
+    return true;
+}
+
+/* On an A100, the defaults of the tensor-core tasks. */
+static bool compile_sm80(const tess_backend_ops *be, const tess_device *dev, gsl_rng *rng) {
+    const int64_t square[] = {256, 256, 256}, conv3[] = {2, 14, 14, 64, 64};
+    bool ran = compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=nt", 2, 0, rng);
+    return ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv3, 5, NULL, 2, 0, rng);
+}
+
+static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int samples, gsl_rng *rng) {
+    const int64_t odd[] = {33, 17, 40}, square[] = {256, 256, 256}, skinny[] = {16, 4096, 4096};
+    const int64_t conv3[] = {2, 14, 14, 64, 64}, conv1[] = {2, 7, 7, 256, 64}, conv_odd[] = {1, 9, 9, 3, 8};
+    bool ran = compile_task(be, dev, &tess_op_gemm, "f32", odd, 3, "layout=tt,beta=1", 1, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "f64", square, 3, "epilogue=gelu", 1, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, NULL, 2, 0, rng);
+    const int64_t llm[] = {4096, 14336, 4096}, decode[] = {16, 4096, 4096};
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", llm, 3, "layout=nt", 3, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", decode, 3, "layout=nt,epilogue=gelu", 3, 0, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=tn,epilogue=bias", 2, 0, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "f16,f32,f32", square, 3, "layout=nt,epilogue=silu", 3, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=tt,beta=0.5", 2, 0, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, NULL, 1, samples, rng);   /* K = 40, N = 17 */
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, 2, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", 2, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", 1, samples, rng);
+    return ran;
+}
+
+int main(void) {
+    if (!tess_cuda_register) {
+        printf("skipped: built without the CUDA toolkit\n");
+        return 77;
+    }
+    CHECK_OK(tess_cuda_register());
+    CHECK_OK(tess_op_register(&tess_op_gemm));
+    CHECK_OK(tess_op_register(&tess_op_conv2d));
+    const tess_backend_ops *be = tess_backend_find("cuda");
+    CHECK(be != NULL);
+    if (!be) return check_finish("test_gemm_templates");
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 25);
+    tess_device h200 = tess_test_h200("NVIDIA H200"), a100 = tess_test_a100("NVIDIA A100");
+    bool ran = compile_all(be, &h200, 1, rng) && compile_sm80(be, &a100, rng);
+    gsl_rng_free(rng);
+    if (!ran) return 77;
+    printf("%d gemm and conv2d kernels compiled, %.2f per second (cached ones included)\n", compiled,
+           compile_seconds > 0 ? compiled / compile_seconds : 0);
+    return check_finish("test_gemm_templates");
+}
