@@ -12,9 +12,11 @@
 # shorter tuning runs; TESSERA_SUITE_CONFIGS=N sweeps N random heat3d configs
 # (N/3 of sum); TESSERA_SUITE_TUNER=0 leaves the tuner out; TESSERA_SUITE_ONLY=LIST
 # runs only the listed sections after the build (comma-separated, of: tests,
-# sweeps, compile, tuner, rate, record, transfer, stencils). TESSERA_SUITE_RECORD
+# sweeps, compile, tuner, rate, record, transfer, stencils, families). TESSERA_SUITE_RECORD
 # sets the records' sample sizes (see the record section); TESSERA_SUITE_STENCILS
-# the stencils tuned (see the stencil section).
+# the stencils tuned (see the stencil section); TESSERA_SUITE_FAMILIES the other families'
+# and apps' benchmark scripts run (tests/bench/NAME_h200.sh; default: all of them), each for at
+# most TESSERA_SUITE_FAMILY_S seconds. TESSERA_SUITE_CTEST_EXCLUDE: a regex of GPU tests left out.
 #
 # RESULTS_DIR receives: ctest logs, the benchmark sweeps as JSON lines, the
 # tuner's JSON reports, and summary.txt (the table printed at the end).
@@ -71,7 +73,8 @@ rm -rf "$TESSERA_CACHE"
 # --- tests ------------------------------------------------------------------------
 if want tests; then
     say "tests: ctest -L gpu, and the NVRTC template test"
-    (cd "$build" && ctest -L gpu --output-on-failure 2>&1 | tee "$results/ctest-gpu.log")
+    (cd "$build" && ctest -L gpu ${TESSERA_SUITE_CTEST_EXCLUDE:+-E "$TESSERA_SUITE_CTEST_EXCLUDE"} \
+        --output-on-failure 2>&1 | tee "$results/ctest-gpu.log")
     (cd "$build" && ctest -R test_cuda_templates --output-on-failure 2>&1 | tee "$results/ctest-templates.log")
     for log in ctest-gpu ctest-templates; do
         grep -q "100% tests passed" "$results/$log.log" || failures+=("$log")
@@ -191,6 +194,27 @@ heat3d4 512x512x512 f32 time_block=4,heat3d4 512x512x512 f32 time_block=4+ppt_x=
     done
 fi
 
+# --- the other families and the apps: each one's own benchmark script, time-limited -----
+if want families; then
+    family_s=${TESSERA_SUITE_FAMILY_S:-240}
+    for fam in ${TESSERA_SUITE_FAMILIES:-rowwise fluid md weather attention gemm}; do
+        script=$root/tests/bench/${fam}_h200.sh
+        [ -x "$script" ] || { echo "no benchmark script for $fam"; continue; }
+        say "$fam: $script (at most $family_s s)"
+        case $fam in
+        fluid) args=(--tessera "$build/tessera" --fluid "$build/tessera-fluid") ;;
+        md) args=(--tessera "$build/tessera" --md "$build/tessera-md") ;;
+        weather) args=(--tessera "$build/tessera" --weather "$build/tessera-weather") ;;
+        *) args=() ;;
+        esac
+        # shellcheck disable=SC2086
+        TESSERA=$build/tessera TESSERA_DB=$results/$fam/records.db timeout "$family_s" "$script" "${args[@]}" \
+            --out "$results/$fam" ${TESSERA_SUITE_FAMILY_ARGS:-} > "$results/$fam.log" 2>&1 ||
+            failures+=("$fam benchmark (exit $?)")
+        tail -25 "$results/$fam.log"
+    done
+fi
+
 # --- summary ----------------------------------------------------------------------------
 say "summary"
 TESSERA_ROOT=$root python3 - "$results" "${failures[@]+"${failures[@]}"}" <<'EOF' | tee "$results/summary.txt"
@@ -257,6 +281,12 @@ for name in names:
                   n * j["fraction_of_ceiling"], n))
     except (ValueError, KeyError, TypeError):
         print("%-34s no result (%s)" % (name, read(name.replace(".json", ".err")).strip()[-120:]))
+for fam in sorted(os.listdir(results)):   # the families' own tables (the families section)
+    for table in ("table.txt", "summary.txt"):
+        text = read(os.path.join(fam, table)).strip()
+        if text and os.path.isdir(os.path.join(results, fam)):
+            print("\n== %s (%s/%s)\n%s" % (fam, fam, table, text))
+            break
 print("failures: " + (", ".join(failures) if failures else "none"))
 EOF
 [ ${#failures[@]} -eq 0 ]

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# attention_h200.sh - the attention benchmark on a GPU host (the issue's
+# shapes, bf16): runs PyTorch's scaled_dot_product_attention under its flash
+# and cuDNN backends on the same shapes in the same run (attention_torch.py),
+# tunes each case with a modest budget, and prints one table of TFLOP/s
+# (prefill) and GB/s (decode, paged and unpaged) with tessera's ratio to
+# each backend (attention_table.py).
+#
+# usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--calibrate] [--out DIR]
+#   --budget N    evaluations per case (default 8)
+#   --seconds S   tuning time per case, at most (default 12: the whole run in about three minutes)
+#   --calibrate   measure the device's ceilings first (the tune reports' fractions)
+# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+tessera=${TESSERA:-build/tessera}
+python=${PYTHON:-python3}
+budget=8 seconds=12 calibrate=0 out=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --budget) budget=${2:?--budget needs a value}; shift 2 ;;
+    --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+    --out) out=${2:?--out needs a value}; shift 2 ;;
+    --calibrate) calibrate=1; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "attention_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
+    esac
+done
+[ -x "$tessera" ] || { echo "attention_h200.sh: error: no tessera binary at $tessera (build first, or set TESSERA)" >&2; exit 1; }
+out=${out:-data/bench/attention-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$out"
+export TESSERA_DB=${TESSERA_DB:-$out/records.db}
+
+# label|operator with attributes|shape|the PyTorch case|tune options (prefill: the tensor-core kernel only)
+mma="--fix kernel=mma"
+cases=(
+    "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128|$mma"
+    "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal|$mma"
+    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128|"
+    "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$mma"
+    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
+    "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$mma"
+    "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128|"
+)
+
+if [ "$calibrate" = 1 ]; then
+    echo "== calibrate (cuda)" >&2
+    "$tessera" calibrate --backend cuda | tee "$out/calibrate.txt" >&2
+fi
+
+echo "== PyTorch SDPA (flash, cuDNN)" >&2
+torch_cases=()
+for c in "${cases[@]}"; do
+    IFS='|' read -r _ _ _ tcase _ <<< "$c"
+    torch_cases+=("$tcase")
+done
+if ! "$python" "$here/attention_torch.py" "${torch_cases[@]}" > "$out/torch.jsonl" 2> "$out/torch.log"; then
+    echo "attention_h200.sh: PyTorch anchor failed, its columns are n/a: $(tail -1 "$out/torch.log")" >&2
+fi
+
+: > "$out/tessera.jsonl"
+status=0
+for c in "${cases[@]}"; do
+    IFS='|' read -r label op shape tcase extra <<< "$c"
+    echo "== tune $label" >&2
+    echo "# $label|$tcase" >> "$out/tessera.jsonl"
+    # shellcheck disable=SC2086  # extra holds options, split on purpose
+    if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16 --backend cuda --budget "$budget" \
+            --seconds "$seconds" --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+        echo "attention_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
+        status=1
+    fi
+done
+"$python" "$here/attention_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"
+exit $status
