@@ -12,14 +12,14 @@
 #
 # usage: tests/bench/multigpu_h200.sh [--tessera PATH] [--bench-halo PATH] [--out DIR]
 #                                     [--backend cuda|cpu] [--small] [--steps N]
-#   --tessera     the tessera binary (default build/tessera)
-#   --bench-halo  the built bench_halo_nccl (default build/tests/bench_halo_nccl)
+#   --tessera     the tessera binary (default $TESSERA, else build/tessera)
+#   --bench-halo  the built bench_halo_nccl (default: tests/bench_halo_nccl beside the binary)
 #   --small       a 64^3 grid (what tests/cli/cli_multigpu_bench.sh runs on the cpu)
 # Writes calibrate.txt, run-*.txt, halo.txt and table.txt to --out (default
 # data/bench/multigpu-DATE); builds nothing. About 3 minutes on two H200s.
 set -euo pipefail
 
-tessera=build/tessera bench_halo=build/tests/bench_halo_nccl out="" backend=cuda small=0 steps=100
+tessera=${TESSERA:-build/tessera} bench_halo="" out="" backend=cuda small=0 steps=100
 while [ $# -gt 0 ]; do
     case $1 in
     --tessera) tessera=${2:?--tessera needs a value}; shift 2 ;;
@@ -34,6 +34,7 @@ while [ $# -gt 0 ]; do
 done
 case $backend in cuda|cpu) ;; *) echo "multigpu_h200.sh: error: --backend is cuda or cpu, not '$backend'" >&2; exit 2 ;; esac
 [ -x "$tessera" ] || { echo "multigpu_h200.sh: error: no tessera binary at $tessera" >&2; exit 1; }
+bench_halo=${bench_halo:-$(dirname "$tessera")/tests/bench_halo_nccl}
 out=${out:-data/bench/multigpu-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
