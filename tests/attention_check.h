@@ -18,7 +18,7 @@ static inline tess_task attention_task(const tess_op *op, tess_dtype d, const in
 }
 
 /* The default, the largest and `samples` random configs of a task, with
- * `pin` fixing some parameters (NULL: none), all verified ok on be. */
+ * `pin` fixing some parameters (NULL: none), all the legal ones verified ok on be. */
 static inline void check_attention_kernels(const tess_backend_ops *be, const tess_device *dev, const tess_op *op,
                                            tess_dtype d, const int64_t *shape, const char *attrs, const char *pin,
                                            int samples, gsl_rng *rng) {
@@ -28,7 +28,14 @@ static inline void check_attention_kernels(const tess_backend_ops *be, const tes
     if (!s) return;
     if (pin) CHECK_OK(tess_space_pin(s, pin));
     tess_config c[2 + ROWWISE_MAX_SAMPLES];
-    const int n = some_configs(s, rng, c, samples < ROWWISE_MAX_SAMPLES ? samples : ROWWISE_MAX_SAMPLES);
+    const int all = some_configs(s, rng, c, samples < ROWWISE_MAX_SAMPLES ? samples : ROWWISE_MAX_SAMPLES);
+    /* A pin can make the template's default (and the largest config grown
+     * from it) illegal: the default kernel's tiles need not suit the pinned
+     * kernel. Those are left out; the samples are legal by construction. */
+    int n = 0;
+    for (int i = 0; i < all; i++)
+        if (tess_space_valid(s, &c[i])) c[n++] = c[i];
+    CHECK_MSG(n >= all - 2, "only %d of %d sampled configs are legal", n, all);
     tess_space_destroy(s);
     outcomes o = evaluate(be, dev, op, &t, c, n);
     char key[TESS_KEY_MAX];

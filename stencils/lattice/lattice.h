@@ -1,0 +1,75 @@
+/*
+ * lattice.h - lattice Boltzmann stream-collide operators (lbm_d2q9, lbm_d3q19).
+ *
+ * One application is one time step of the fused pull scheme on two grids:
+ * each fluid cell gathers the post-collision populations of its upstream
+ * neighbours (bounce-back from walls, Ladd's momentum term from moving walls
+ * and velocity inlets, the equilibrium at density 1 from pressure outlets),
+ * collides them (BGK or TRT) and writes its own post-collision populations.
+ * Cells that are not fluid keep their populations. Grids are periodic where
+ * no solid cell closes them.
+ *
+ * Buffers: g (populations minus their rest weights, g_i = f_i - w_i, which
+ * keeps low precision storage accurate), flags (i32 cell kinds, below) and
+ * g_out, the next time level of g. Layout attribute: soa (direction-major,
+ * g[i * cells + cell]) or aos (cell-major, g[cell * Q + i]).
+ */
+#ifndef TESS_LATTICE_H
+#define TESS_LATTICE_H
+
+#include "core/op.h"
+#include "core/strbuf.h"
+
+#define LBM_MAX_Q 19
+
+/* The cell kinds of the flags buffer. */
+enum {
+    LBM_FLUID = 0,
+    LBM_WALL = 1,      /* no-slip wall: half-way bounce-back */
+    LBM_MOVING = 2,    /* moving wall or velocity inlet at the wall velocity (ux, uy, uz) */
+    LBM_OUTLET = 3,    /* pressure outlet: equilibrium at density 1 and the fluid cell's velocity */
+    LBM_KINDS = 4
+};
+
+typedef struct lbm_lattice {
+    const char *name;   /* "d2q9" */
+    int dim, q;
+    int c[LBM_MAX_Q][3];   /* velocities (x, y, z) */
+    double w[LBM_MAX_Q];   /* weights */
+    int opp[LBM_MAX_Q];    /* the opposite direction */
+} lbm_lattice;
+
+extern const lbm_lattice lbm_d2q9, lbm_d3q19;
+
+/* What a task of a lattice operator asks for (its attributes). */
+typedef struct lbm_params {
+    const lbm_lattice *lat;
+    int64_t nz, ny, nx, cells;
+    double omega;        /* relaxation rate of the shear modes, 1/tau */
+    double omega_minus;  /* TRT: rate of the odd modes (magic parameter 3/16); BGK: omega */
+    double u_wall[3];
+    int trt, aos;
+} lbm_params;
+
+/* Reads the task's extents and attributes. */
+tess_status lbm_params_get(const tess_op *op, const tess_task *t, lbm_params *p);
+
+/* The float64 reference step (lattice.c): buffers g, flags, g_out. */
+tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bufs);
+
+/* Appends to b the C or CUDA C definitions of the lattice and the
+ * function lbm_cell(g, flags, g_out, x, y, z) that updates one cell, for
+ * the storage and compute types declared above it (STORE, REAL, LD, ST,
+ * QUAL, RESTRICT). */
+tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b);
+
+tess_status lbm_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
+tess_status lbm_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
+                         const tess_config *c, tess_kernel_source *out);
+tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
+tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
+                          const tess_config *c, tess_kernel_source *out);
+
+extern const tess_op tess_op_lbm_d2q9, tess_op_lbm_d3q19;
+
+#endif
