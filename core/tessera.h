@@ -320,6 +320,80 @@ typedef struct tess_comparison {
 tess_status tess_reference_compare(const char *dtype, const void *got, const double *ref, int64_t n,
                                    tess_comparison *out);
 
+/* ---- a stencil run split into slabs --------------------------------------
+ *
+ * A multi-step stencil run whose grid is cut along its slowest axis into one
+ * slab per rank, each rank holding its slab and halos as deep as the
+ * stencil's reach along that axis times the steps one application fuses
+ * (times exchange_every). After an exchange of halos is posted, each rank
+ * computes the planes that need no halo (its interior); once the halos have
+ * arrived, the planes next to its neighbours (its boundary). Each launch is
+ * the task's kernel on a window of consecutive planes, so every point is
+ * computed by the same code as in a run of the whole grid: for stencils
+ * whose arithmetic does not depend on the config, the split run equals the
+ * single run bit for bit. With the cuda backend a GPU's interior kernel runs
+ * while NCCL moves the halos on a stream of their own. */
+
+enum { TESS_SPLIT_POST, TESS_SPLIT_INTERIOR, TESS_SPLIT_WAIT, TESS_SPLIT_BOUNDARY, TESS_SPLIT_WHOLE };
+typedef void (*tess_split_event_fn)(int rank, int event, long application, void *user);
+
+typedef struct tess_split_options {
+    int ranks;               /* slabs, 1 to TESS_SPLIT_MAX_RANKS (default 2) */
+    const char *transport;   /* NULL: the backend's. cpu: "local", the ranks in this process
+                                one after another; cuda: "nccl", each rank a process of its
+                                own on its own GPU (CUDA_VISIBLE_DEVICES: the rank's entry of
+                                the list, else the GPU of its number), halos through NCCL */
+    int overlap;             /* 1: interior while the halos are in flight, then the
+                                boundary planes (default); 0: exchange, then each slab whole */
+    int halo_chunks;         /* messages each halo is sent in (default 1) */
+    int exchange_every;      /* applications between exchanges, the halo that much deeper (default 1) */
+    tess_split_event_fn on_event;   /* optional: each post, wait and launch, in order (called
+                                       in this process: the local transport only) */
+    void *user;
+} tess_split_options;
+
+tess_split_options tess_split_options_default(void);
+/* Sets o's overlap parameters from a config of their space,
+ * "overlap=none|split,halo_chunks=1|2|4|8,exchange_every=1|2|4|8" (any may
+ * be left out: the default), for a split of op's task into o->ranks slabs:
+ * TESS_ERR_ARG naming the parameter or value, or the constraint (a halo
+ * exchange_every applications deep must fit the thinnest slab). */
+tess_status tess_split_options_parse(const char *op, const int64_t *shape, int ndim, const char *text,
+                                     tess_split_options *o);
+
+#define TESS_SPLIT_MAX_RANKS 64
+
+typedef struct tess_split_report {
+    int ranks;
+    char axis[TESS_EXTENT_NAME_MAX];   /* the split axis ("z") */
+    char transport[16];
+    int depth;                         /* halo planes */
+    int64_t lo[TESS_SPLIT_MAX_RANKS], hi[TESS_SPLIT_MAX_RANKS];   /* the planes each rank owns, [lo, hi) */
+    long exchanges, messages;
+    double halo_bytes;                 /* sent in all */
+    double seconds, wait_seconds;      /* the applications (the slowest rank), and the waits for halos */
+    int kernels;                       /* distinct window shapes compiled */
+} tess_split_report;
+
+/* Checks a split of op's task before anything runs: op a stencil whose
+ * slowest axis is not periodic, a backend and transport that can split,
+ * and a slab thick enough for the halo on every rank; TESS_ERR_ARG with a
+ * message that says what and where. report (may be NULL) gets the plan. */
+tess_status tess_split_check(const char *op, const int64_t *shape, int ndim, const char *backend,
+                             const tess_split_options *o, tess_split_report *report);
+/* Runs `applications` applications of op's dispatched kernel split as
+ * tess_split_check allows. fields are the whole grid's arrays in buffer
+ * order (tess_op_list_buffers), host memory, outputs holding the fixed
+ * boundary values (copies of the inputs they advance), as for a run of the
+ * whole grid. On return each input that an output advances holds the last
+ * time level and the output the one before, as after tess_op_advance on
+ * the whole grid. Each window's kernel is tess_dispatch's for its shape
+ * (tuned, predicted or default; dispatched before the first runs). report
+ * may be NULL. */
+tess_status tess_split_run(tess_context *ctx, const char *op, const int64_t *shape, int ndim, const char *dtype,
+                           const char *backend, const tess_split_options *o, void *const *fields, int nfields,
+                           long applications, tess_split_report *report);
+
 /* ---- fields in netCDF files (CF conventions) ----------------------------- */
 
 /* Reads variable `name` of the netCDF file at path into data (dtype "f32" or

@@ -3,7 +3,8 @@
  * dispatched (tuned) kernel on the cpu or cuda backend, each output trading
  * places with the input it advances after every step; initial fields from a
  * netCDF file or an analytic initial condition, final fields to netCDF;
- * optionally checked against the float64 reference run step by step. Uses
+ * optionally checked against the float64 reference run step by step; with
+ * --ranks, split into slabs along the slowest axis (tess_split_run). Uses
  * the public API (tessera.h) only.
  */
 #include <getopt.h>
@@ -20,7 +21,7 @@
 static void help(void) {
     printf("usage: tessera run STENCIL [--shape S] [--dtype f32|f64] [--backend cpu|cuda] [--steps N]\n"
            "                         [--input in.nc] [--output out.nc] [--tune N] [--check] [--progress]\n"
-           "                         [--db PATH]\n\n"
+           "                         [--ranks N [--split CONFIG]] [--db PATH]\n\n"
            "Runs N time steps (default 100) of a stencil with the kernel tessera dispatches for the\n"
            "task on the backend (default cpu; cuda runs on the GPU, the fields in device memory):\n"
            "the tuned config, else one predicted from similar tuned tasks, else the default; --tune N\n"
@@ -38,7 +39,18 @@ static void help(void) {
            "  --check    also run the float64 reference step by step and report the largest\n"
            "             difference relative to the field's magnitude; exit 1 above the tolerance or\n"
            "             on any NaN or infinity\n"
-           "  --progress show the reference's progress (always shown on a terminal)\n");
+           "  --progress show the reference's progress (always shown on a terminal)\n"
+           "  --ranks    split the grid into N slabs along its slowest axis (1 to %d), each with\n"
+           "             halos of the stencil's reach times its fused steps, each launch the kernel\n"
+           "             dispatched for its window of planes: the fields equal those of the whole\n"
+           "             run. cpu: the ranks run in this process, one after another; cuda: one\n"
+           "             process per rank, each on its own GPU (CUDA_VISIBLE_DEVICES: the rank's\n"
+           "             entry of the list, else GPU N), the halos through NCCL\n"
+           "  --split    the overlap parameters: overlap=split (the interior while the halos are\n"
+           "             in flight, then the boundary planes; default) or none (exchange, then\n"
+           "             whole slabs), halo_chunks=1|2|4|8 (messages per halo), exchange_every=\n"
+           "             1|2|4|8 (applications between exchanges, halos that much deeper)\n",
+           TESS_SPLIT_MAX_RANKS);
 }
 
 static double now_s(void) {
@@ -188,6 +200,23 @@ static tess_status write_output(const char *path, const run_grid *g, const run_f
     return tess_netcdf_write(path, g->ndim, g->shape, g->dims, vars, n, g->op, history);
 }
 
+/* Runs the fields split into slabs and says how it went. */
+static tess_status run_split(tess_context *ctx, const run_grid *g, const char *dtype, const char *backend,
+                             const tess_split_options *o, run_fields *r, long steps, double *seconds) {
+    tess_split_report rep;
+    tess_status st = tess_split_run(ctx, g->op, g->shape, g->ndim, dtype, backend, o, r->host, r->n, steps, &rep);
+    if (st) return st;
+    *seconds = rep.seconds;
+    printf("  split    %d slab%s along %s (planes", rep.ranks, rep.ranks > 1 ? "s" : "", rep.axis);
+    for (int k = 0; k < rep.ranks; k++) printf(" %lld-%lld", (long long)rep.lo[k], (long long)rep.hi[k] - 1);
+    printf("), halos of %d plane%s, %s transport, overlap %s, halo_chunks %d, exchange_every %d\n", rep.depth,
+           rep.depth == 1 ? "" : "s", rep.transport, o->overlap ? "split" : "none", o->halo_chunks, o->exchange_every);
+    printf("  kernel   dispatched for each of %d window shapes\n", rep.kernels);
+    printf("  halos    %ld exchanges, %ld messages, %.3f MB, %.3f s waiting\n", rep.exchanges, rep.messages,
+           rep.halo_bytes / 1e6, rep.wait_seconds);
+    return TESS_OK;
+}
+
 /* Runs the kernel for `steps` steps on the fields, in device memory for cuda. */
 static tess_status run_kernel(tess_kernel *k, bool on_device, run_fields *r, long steps, double *seconds) {
     void *arrays[RUN_MAX_BUFFERS] = {0};
@@ -222,10 +251,11 @@ int cmd_run(int argc, char **argv) {
         {"input", required_argument, 0, 'i'}, {"output", required_argument, 0, 'o'},
         {"tune", required_argument, 0, 'T'}, {"check", no_argument, 0, 'c'},
         {"progress", no_argument, 0, 'p'}, {"db", required_argument, 0, 'd'},
+        {"ranks", required_argument, 0, 'R'}, {"split", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     cli_task t = {0};
-    const char *input = NULL, *output = NULL, *backend = "cpu";
-    long steps = 100, tune = 0;
+    const char *input = NULL, *output = NULL, *backend = "cpu", *split = NULL;
+    long steps = 100, tune = 0, ranks = 0;
     bool check = false, progress = false;
     optind = 1;
     opterr = 0;
@@ -242,6 +272,10 @@ int cmd_run(int argc, char **argv) {
         case 'd': t.db = optarg; break;
         case 'n': if (!cli_parse_int("run", "--steps", optarg, 1, 100000000, &steps)) return EXIT_USAGE; break;
         case 'T': if (!cli_parse_int("run", "--tune", optarg, 1, 100000, &tune)) return EXIT_USAGE; break;
+        case 'R':
+            if (!cli_parse_int("run", "--ranks", optarg, 1, TESS_SPLIT_MAX_RANKS, &ranks)) return EXIT_USAGE;
+            break;
+        case 'S': split = optarg; break;
         case 'h': help(); return EXIT_OK;
         case ':': return cli_usage_error("run", "option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
@@ -250,6 +284,10 @@ int cmd_run(int argc, char **argv) {
     if (optind != argc - 1) return cli_usage_error("run", optind == argc ? "missing stencil" : "expected one stencil");
     if (strcmp(backend, "cpu") != 0 && strcmp(backend, "cuda") != 0)
         return cli_usage_error("run", "--backend is cpu or cuda, not '%s'", backend);
+    if (split && !ranks) return cli_usage_error("run", "--split needs --ranks");
+    if (tune && ranks)
+        return cli_usage_error("run", "--tune tunes the whole grid's task, which a split run does not launch: tune "
+                               "its windows' tasks with tessera tune");
     t.op = argv[optind];
     int rc = cli_task_shape("run", &t);
     if (rc) return rc;
@@ -267,6 +305,10 @@ int cmd_run(int argc, char **argv) {
         return cli_usage_error("run", "'%s' is not a stencil: run steps operators whose outputs advance their inputs "
                                "(tessera ops lists them)", t.op);
     if ((st = tess_op_extent_names(t.op, t.shape, t.ndim, dims))) return cli_fail_status(st);
+    tess_split_options so = tess_split_options_default();
+    so.ranks = (int)ranks;
+    if (ranks && split && (st = tess_split_options_parse(t.op, t.shape, t.ndim, split, &so))) return cli_fail_status(st);
+    if (ranks && (st = tess_split_check(t.op, t.shape, t.ndim, backend, &so, NULL))) return cli_fail_status(st);
     for (int a = 0; a < t.ndim; a++) g.dims[a] = dims[a];
     if (output && (st = tess_output_check(output))) return cli_fail_status(st);
     double bytes, tol;
@@ -282,22 +324,30 @@ int cmd_run(int argc, char **argv) {
         run_fields_free(&state);
         return cli_fail_status(st);
     }
-    tess_kernel *k = NULL;
-    tess_dispatch_options d = tess_dispatch_options_default();
-    d.online_budget = (int)tune;
-    st = tess_dispatch(ctx, t.op, t.shape, t.ndim, dtype, backend, &d, &k);
-    if (st) goto done;
-    printf("tessera run %s %s %s on %s, %ld steps\n  kernel   %s config (%s): %s\n", t.op, dtype, t.shape_text,
-           backend, steps, tess_kernel_origin(k), tess_kernel_note(k), tess_kernel_config(k));
     double seconds;
-    st = run_kernel(k, strcmp(backend, "cuda") == 0, &state, steps, &seconds);
+    if (ranks) {
+        printf("tessera run %s %s %s on %s, %ld steps\n", t.op, dtype, t.shape_text, backend, steps);
+        st = run_split(ctx, &g, dtype, backend, &so, &state, steps, &seconds);
+    } else {
+        tess_kernel *k = NULL;
+        tess_dispatch_options d = tess_dispatch_options_default();
+        d.online_budget = (int)tune;
+        st = tess_dispatch(ctx, t.op, t.shape, t.ndim, dtype, backend, &d, &k);
+        if (st) goto done;
+        printf("tessera run %s %s %s on %s, %ld steps\n  kernel   %s config (%s): %s\n", t.op, dtype, t.shape_text,
+               backend, steps, tess_kernel_origin(k), tess_kernel_note(k), tess_kernel_config(k));
+        st = run_kernel(k, strcmp(backend, "cuda") == 0, &state, steps, &seconds);
+    }
     if (st) goto done;
     printf("  time     %.3f s, %.3f ms per step, %.2f GB/s effective\n", seconds, 1e3 * seconds / (double)steps,
            bytes * (double)steps / seconds / 1e9);
     if (output) {
         char history[512];
-        snprintf(history, sizeof history, "tessera run %s --shape %s --dtype %s --backend %s --steps %ld%s%s", t.op,
-                 t.shape_text, dtype, backend, steps, input ? " --input " : "", input ? input : "");
+        int n = snprintf(history, sizeof history, "tessera run %s --shape %s --dtype %s --backend %s --steps %ld%s%s",
+                         t.op, t.shape_text, dtype, backend, steps, input ? " --input " : "", input ? input : "");
+        if (ranks && n > 0 && (size_t)n < sizeof history)
+            snprintf(history + n, sizeof history - (size_t)n, " --ranks %ld%s%s", ranks, split ? " --split " : "",
+                     split ? split : "");
         st = write_output(output, &g, &state, history);
         if (st) goto done;
         printf("  output   %s\n", output);
