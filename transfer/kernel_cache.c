@@ -7,7 +7,7 @@
 
 typedef struct entry {
     uint64_t hash;
-    char op[TESS_OP_NAME_MAX];
+    char op[TESS_KEY_MAX];        /* the name and any attributes ("gemm:layout=nt,...") */
     char dtype[16];
     char backend[16];
     int ndim;
@@ -74,7 +74,7 @@ static void place(entry *slots, size_t cap, const entry *e) {
 
 tess_status tess_kernel_cache_add(tess_kernel_cache *c, const char *op, const int64_t *shape, int ndim,
                                   const char *dtype, const char *backend, tess_kernel *k) {
-    if (strlen(op) >= TESS_OP_NAME_MAX || (dtype && strlen(dtype) >= 16) || (backend && strlen(backend) >= 16) ||
+    if (strlen(op) >= TESS_KEY_MAX || (dtype && strlen(dtype) >= 16) || (backend && strlen(backend) >= 16) ||
         ndim < 1 || ndim > TESS_MAX_DIMS)
         return tess_error(TESS_ERR_ARG, "dispatch request too long to cache");
     if (2 * (c->n + 1) > c->cap) {   /* keep the table at most half full */

@@ -90,6 +90,16 @@ int main(void) {
     CHECK_OK(tess_dispatch(ctx, "planted", n2048, 1, "f32", "cpu", NULL, &k0));
     CHECK(k0 && strcmp(tess_kernel_origin(k0), "default") == 0);
 
+    /* an operator with attributes: the request's text is longer than a bare
+     * operator name (dispatch refused such requests once), and it is cached */
+    const int64_t mnk[3] = {8, 8, 8};
+    tess_kernel *ka = NULL, *kb = NULL;
+    const char *with_attrs = "gemm:layout=nt,epilogue=silu,alpha=0.5";
+    CHECK_OK(tess_dispatch(ctx, with_attrs, mnk, 3, "f32", "cpu", NULL, &ka));
+    CHECK(ka && strcmp(tess_kernel_origin(ka), "default") == 0);
+    CHECK_OK(tess_dispatch(ctx, with_attrs, mnk, 3, "f32", "cpu", NULL, &kb));
+    CHECK_MSG(ka && ka == kb, "a repeated dispatch with attributes returns the cached kernel");
+
     /* the tuned task: an exact hit, running the recorded best, cached */
     tess_kernel *k1 = NULL, *k2 = NULL;
     CHECK_OK(tess_dispatch(ctx, "heat3d", small, 3, "f32", "cpu", NULL, &k1));
