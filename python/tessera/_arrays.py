@@ -4,7 +4,8 @@ import numpy as np
 
 # NumPy's dtype for each of tessera's; bf16 has none in NumPy itself: its
 # buffers take uint16 or int16 arrays of the bits (or ml_dtypes' bfloat16).
-_NUMPY = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f16": np.dtype(np.float16)}
+_NUMPY = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f16": np.dtype(np.float16),
+          "i32": np.dtype(np.int32)}
 _WRITTEN = ("out", "inout", "scratch")
 
 
@@ -14,9 +15,10 @@ def numpy_dtype(dtype):
 
 
 def tessera_dtype(np_dtype):
-    """The tessera dtype of a NumPy dtype, None when tessera has none."""
+    """The task dtype of a NumPy dtype of fields, None when tessera has none
+    (an integer type is a buffer's, such as labels, never a task's)."""
     for name, d in _NUMPY.items():
-        if d == np_dtype:
+        if d == np_dtype and d.kind == "f":
             return name
     return None
 

@@ -168,6 +168,23 @@ def test_kernel_run():
         raises(lambda: k.set_extent("x", 8), "x")
 
 
+def test_int32_buffer():
+    """cross_entropy's labels are an i32 buffer: an int32 array is taken as it is."""
+    import tessera
+    rows, cols = 4, 16
+    logits = np.sin(np.arange(rows * cols, dtype=np.float32)).reshape(rows, cols) * 3
+    labels = np.array([0, 5, 15, 7], np.int32)
+    loss, lse = np.full(rows, np.nan, np.float32), np.full(rows, np.nan, np.float32)
+    with tessera.Context(db_path()) as ctx, ctx.kernel("cross_entropy", (rows, cols), "f32", "cpu") as k:
+        k.run(logits, labels, loss, lse)
+        raises(lambda: k.run(logits, labels.astype(np.int64), loss, lse), "the buffer is i32")
+    x = logits.astype(np.float64)
+    want_lse = np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+    want = want_lse - x[np.arange(rows), labels]
+    expect(np.allclose(lse, want_lse, atol=1e-4) and np.allclose(loss, want, atol=1e-4),
+           f"cross-entropy from int32 labels: {loss} against {want}")
+
+
 class _DeviceArray:
     """Device memory as CuPy and Numba describe it."""
     def __init__(self, shape):
