@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "accuracy.h"
 #include "activation.h"
-#include "host_parallel.h"
+#include "core/host_parallel.h"
 
 #define TYPICAL_BLOCK 64
 #define FILL_CHUNK (1024 * TYPICAL_BLOCK)   /* elements per seeded generator */
@@ -38,7 +38,8 @@ typedef struct act_job {
     void *const *bufs;
 } act_job;
 
-static void act_reference_range(void *arg, int64_t first, int64_t end) {
+static void act_reference_range(void *arg, int part, int64_t first, int64_t end) {
+    (void)part;
     const act_job *j = arg;
     const tess_task *t = j->t;
     const tess_activation_info *info = tess_activation_of(j->op);

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "accuracy.h"
 #include "axis_reduce.h"
-#include "host_parallel.h"
+#include "core/host_parallel.h"
 
 static const char *const kind_names[] = {"sum", "max", "mean"};
 
@@ -52,7 +52,8 @@ typedef struct reduce_job {
     void *const *bufs;
 } reduce_job;
 
-static void reduce_outer(void *arg, int64_t first, int64_t end) {
+static void reduce_outer(void *arg, int part, int64_t first, int64_t end) {
+    (void)part;
     const reduce_job *j = arg;
     const tess_reduce_view v = j->v;
     for (int64_t o = first; o < end; o++)

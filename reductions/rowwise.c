@@ -9,7 +9,7 @@
 #include <gsl/gsl_rng.h>
 #include "core/error.h"
 #include "accuracy.h"
-#include "host_parallel.h"
+#include "core/host_parallel.h"
 #include "rowwise.h"
 
 static const char *const weight_names[] = {"weight", "bias"};
@@ -40,7 +40,8 @@ typedef struct row_job {
     tess_row_fn *fn;
 } row_job;
 
-static void rows_of(void *arg, int64_t first, int64_t end) {
+static void rows_of(void *arg, int part, int64_t first, int64_t end) {
+    (void)part;
     const row_job *j = arg;
     for (int64_t r = first; r < end; r++) j->fn(j->op, j->t, j->bufs, r);
 }

@@ -3,11 +3,10 @@
  * so intermediates are computed once per point, as in generated code. */
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "core/error.h"
+#include "core/host_parallel.h"
 #include "spec_eval.h"
 
 /* Fields as double arrays while the interpreter runs. */
@@ -113,24 +112,23 @@ static tess_status check_dtype(const tess_spec *s, tess_dtype real) {
     return TESS_OK;
 }
 
-/* One thread's share of a sweep: planes [lo, hi) of the outermost axis. */
-typedef struct sweep_part {
+/* A sweep, shared by the threads that take planes of the outermost axis. */
+typedef struct sweep_job {
     const grid_state *g;
     double *const *out;
     bool magnitudes;     /* compute the magnitude bound instead of values */
-    int64_t lo, hi;
-    double smax;
-} sweep_part;
+    double smax[TESS_HOST_MAX_PARTS];   /* the bound over each part's planes */
+} sweep_job;
 
-static void *sweep_planes(void *arg) {
-    sweep_part *w = arg;
+static void sweep_planes(void *arg, int part, int64_t lo, int64_t hi) {
+    sweep_job *w = arg;
     const grid_state *g = w->g;
     const tess_spec *s = g->s;
     int64_t nplane = 1;
     for (int a = 1; a < s->rank; a++) nplane *= g->n[a];
     double vals[TESS_SPEC_MAX_INSTANCES], mags[TESS_SPEC_MAX_INSTANCES];
     int64_t p[TESS_SPEC_MAX_RANK];
-    for (int64_t outer = w->lo; outer < w->hi; outer++)
+    for (int64_t outer = lo; outer < hi; outer++)
         for (int64_t r = 0; r < nplane; r++) {
             int64_t rest = r, idx = outer * nplane + r;
             p[0] = outer;
@@ -143,7 +141,7 @@ static void *sweep_planes(void *arg) {
                     if (s->field[f].role != TESS_FIELD_OUT) continue;
                     int src = s->field[f].advances;
                     double v = src >= 0 ? g->field[src][idx] : 0;
-                    if (w->magnitudes) w->smax = fmax(w->smax, fabs(v));
+                    if (w->magnitudes) w->smax[part] = fmax(w->smax[part], fabs(v));
                     else w->out[f][idx] = v;
                 }
                 continue;
@@ -152,37 +150,20 @@ static void *sweep_planes(void *arg) {
                 vals[i] = eval(g, s->inst[i].expr, p, vals, w->magnitudes ? mags : NULL, &mags[i]);
             for (int f = 0; f < s->nfields; f++) {
                 if (s->out_inst[f] < 0) continue;
-                if (w->magnitudes) w->smax = fmax(w->smax, mags[s->out_inst[f]]);
+                if (w->magnitudes) w->smax[part] = fmax(w->smax[part], mags[s->out_inst[f]]);
                 else w->out[f][idx] = vals[s->out_inst[f]];
             }
         }
-    return NULL;
 }
 
 /* One update of every output into out[], from the fields in g; with
- * scale, the magnitude bound instead. Threads are plain pthreads, joined
- * before returning: the evaluator forks after computing references, and an
- * OpenMP thread pool left in the parent would hang OpenMP in the child. */
+ * scale, the magnitude bound instead (host_parallel.h: plain threads). */
 static void sweep(const grid_state *g, double *const *out, double *scale) {
-    enum { MAX_THREADS = 32 };
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t n = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores;
-    if (n > g->n[0]) n = g->n[0];
-    sweep_part part[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    for (int64_t i = 0; i < n; i++) {
-        part[i] = (sweep_part){g, out, scale != NULL, g->n[0] * i / n, g->n[0] * (i + 1) / n, 0};
-        if (i > 0) started[i] = pthread_create(&tid[i], NULL, sweep_planes, &part[i]) == 0;
-    }
-    sweep_planes(&part[0]);
-    for (int64_t i = 1; i < n; i++) {
-        if (started[i]) pthread_join(tid[i], NULL);
-        else sweep_planes(&part[i]);   /* no thread: do its share here */
-    }
+    sweep_job job = {.g = g, .out = out, .magnitudes = scale != NULL};
+    const int parts = tess_host_parallel(g->n[0], sweep_planes, &job);
     if (!scale) return;
     *scale = 0;
-    for (int64_t i = 0; i < n; i++) *scale = fmax(*scale, part[i].smax);
+    for (int i = 0; i < parts; i++) *scale = fmax(*scale, job.smax[i]);
 }
 
 /* Copies the inputs of buffers into double arrays (owned[] frees them). */

@@ -4,10 +4,9 @@
  * kernel is verified against.
  */
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
-#include <unistd.h>
 #include "core/error.h"
+#include "core/host_parallel.h"
 #include "lattice.h"
 
 const lbm_lattice lbm_d2q9 = {
@@ -138,22 +137,19 @@ typedef struct lbm_rows {
     const lbm_params *p;
     tess_dtype dt;
     void *const *bufs;
-    int64_t first, end;   /* rows z * ny + y */
 } lbm_rows;
 
-static void *lbm_reference_rows(void *arg) {
+/* Rows [first, end), a row being z * ny + y. */
+static void lbm_reference_rows(void *arg, int part, int64_t first, int64_t end) {
+    (void)part;
     const lbm_rows *r = arg;
-    for (int64_t row = r->first; row < r->end; row++)
+    for (int64_t row = first; row < end; row++)
         for (int64_t x = 0; x < r->p->nx; x++)
             lbm_reference_cell(r->p, r->dt, r->bufs[0], r->bufs[1], r->bufs[2], x, row % r->p->ny, row / r->p->ny);
-    return NULL;
 }
 
-/* Rows are shared among plain pthreads, joined before returning: the
- * evaluator forks after computing references, and an OpenMP thread pool
- * left in the parent would hang OpenMP in the child. */
+/* Rows are shared among the host's cores (host_parallel.h: plain threads). */
 tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
-    enum { MAX_THREADS = 32 };
     lbm_params p;
     tess_status st = lbm_params_get(op, t, &p);
     if (st) return st;
@@ -162,21 +158,7 @@ tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bu
         if (flags[c] < 0 || flags[c] >= LBM_KINDS)
             return tess_error(TESS_ERR_ARG, "%s: cell %lld has kind %d, not one of 0 (fluid), 1 (wall), 2 (moving"
                               " wall or inlet), 3 (outlet)", op->name, (long long)c, (int)flags[c]);
-    const int64_t rows = p.nz * p.ny;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t n = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores;
-    if (n > rows) n = rows;
-    lbm_rows part[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    for (int64_t i = 0; i < n; i++) {
-        part[i] = (lbm_rows){&p, t->dtype, bufs, rows * i / n, rows * (i + 1) / n};
-        if (i > 0) started[i] = pthread_create(&tid[i], NULL, lbm_reference_rows, &part[i]) == 0;
-    }
-    lbm_reference_rows(&part[0]);
-    for (int64_t i = 1; i < n; i++) {
-        if (started[i]) pthread_join(tid[i], NULL);
-        else lbm_reference_rows(&part[i]);   /* no thread: its share here */
-    }
+    lbm_rows rows = {&p, t->dtype, bufs};
+    tess_host_parallel(p.nz * p.ny, lbm_reference_rows, &rows);
     return TESS_OK;
 }

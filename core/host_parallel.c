@@ -4,29 +4,28 @@
 #include <unistd.h>
 #include "host_parallel.h"
 
-enum { MAX_THREADS = 64 };
-
 typedef struct range_part {
     tess_host_range_fn *fn;
     void *ctx;
+    int part;
     int64_t first, end;
 } range_part;
 
 static void *run_part(void *arg) {
     range_part *p = arg;
-    if (p->first < p->end) p->fn(p->ctx, p->first, p->end);
+    if (p->first < p->end) p->fn(p->ctx, p->part, p->first, p->end);
     return NULL;
 }
 
-void tess_host_parallel(int64_t n, tess_host_range_fn *fn, void *ctx) {
+int tess_host_parallel(int64_t n, tess_host_range_fn *fn, void *ctx) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int64_t parts = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : cores;
+    int64_t parts = cores < 1 ? 1 : cores > TESS_HOST_MAX_PARTS ? TESS_HOST_MAX_PARTS : cores;
     if (parts > n) parts = n > 0 ? n : 1;
-    range_part part[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
+    range_part part[TESS_HOST_MAX_PARTS];
+    pthread_t tid[TESS_HOST_MAX_PARTS];
+    bool started[TESS_HOST_MAX_PARTS] = {false};
     for (int64_t i = 0; i < parts; i++) {
-        part[i] = (range_part){fn, ctx, n * i / parts, n * (i + 1) / parts};
+        part[i] = (range_part){fn, ctx, (int)i, n * i / parts, n * (i + 1) / parts};
         if (i > 0) started[i] = pthread_create(&tid[i], NULL, run_part, &part[i]) == 0;
     }
     run_part(&part[0]);
@@ -34,6 +33,7 @@ void tess_host_parallel(int64_t n, tess_host_range_fn *fn, void *ctx) {
         if (started[i]) pthread_join(tid[i], NULL);
         else run_part(&part[i]);   /* no thread: its share is done here */
     }
+    return (int)parts;
 }
 
 typedef struct fill_job {
@@ -44,7 +44,8 @@ typedef struct fill_job {
     int failed;   /* a generator could not be allocated */
 } fill_job;
 
-static void fill_range(void *arg, int64_t first, int64_t end) {
+static void fill_range(void *arg, int part, int64_t first, int64_t end) {
+    (void)part;
     fill_job *j = arg;
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng) {
