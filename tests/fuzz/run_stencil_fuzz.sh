@@ -7,7 +7,8 @@
 #
 # SECONDS defaults to 60; WORK_DIR (default build-fuzz) keeps the binary,
 # the growing corpus and any crashing input (crash-*). Exits 0 when the
-# time ran out without a finding, 77 without clang, non-zero on a finding.
+# time ran out without a finding, 77 without clang, 2 when the target does
+# not build, another non-zero status on a finding.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
@@ -21,8 +22,10 @@ cp "$root"/stencils/templates/*.stencil "$work/corpus/"
 clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$root" -I"$root/core" \
     "$root/tests/fuzz/fuzz_stencil_parse.c" "$root"/stencils/spec*.c "$root"/stencils/gen_*.c \
-    "$root"/core/{error,strbuf,fsutil,space,task,types}.c \
-    $(gsl-config --libs) -lpthread -lm -o "$work/fuzz_stencil_parse"
+    "$root"/core/{error,strbuf,fsutil,space,task,types,host_parallel}.c \
+    $(gsl-config --libs) -lpthread -lm -o "$work/fuzz_stencil_parse" ||
+    { echo "the fuzzing target does not build"; exit 2; }
 cd "$work"
-./fuzz_stencil_parse -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+# libFuzzer's own exit status for a finding is 77, which means "skipped" here.
+./fuzz_stencil_parse -max_total_time="$seconds" -timeout=10 -error_exitcode=1 -timeout_exitcode=1 -rss_limit_mb=2048 -max_len=4096 \
     -dict="$root/tests/fuzz/stencil.dict" corpus
