@@ -38,11 +38,6 @@ static const tess_attr_spec conv_attrs[] = {
     {.name = "stride", .type = TESS_ATTR_INT, .dflt = "1", .help = "step between output pixels"},
 };
 
-static const tess_op_backend conv_impl[] = {
-    {.backend = "cpu", .space = tess_gemm_cpu_space, .emit = tess_gemm_cpu_emit},
-    {.backend = "cuda", .space = tess_gemm_cuda_space, .emit = tess_gemm_cuda_emit},
-};
-
 const tess_op tess_op_conv2d = {
     .name = "conv2d",
     .family = "gemm",
@@ -52,8 +47,8 @@ const tess_op tess_op_conv2d = {
     .dtype_roles = true,
     .attrs = conv_attrs,
     .nattrs = sizeof conv_attrs / sizeof conv_attrs[0],
-    .impl = conv_impl,
-    .nimpl = sizeof conv_impl / sizeof conv_impl[0],
+    .impl = tess_gemm_impl,
+    .nimpl = TESS_GEMM_NIMPL,
     .check_task = conv_check,
     .buffers = tess_gemm_buffers,
     .reference = tess_gemm_reference,

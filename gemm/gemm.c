@@ -24,7 +24,8 @@ static const tess_attr_spec gemm_attrs[] = {
      .help = "A then B: n stored as used (A MxK, B KxN), t stored transposed; row-major"},
 };
 
-static const tess_op_backend gemm_impl[] = {
+/* gemm and conv2d share the code generators: the task says which loads to emit. */
+const tess_op_backend tess_gemm_impl[TESS_GEMM_NIMPL] = {
     {.backend = "cpu", .space = tess_gemm_cpu_space, .emit = tess_gemm_cpu_emit},
     {.backend = "cuda", .space = tess_gemm_cuda_space, .emit = tess_gemm_cuda_emit},
 };
@@ -38,8 +39,8 @@ const tess_op tess_op_gemm = {
     .dtype_roles = true,
     .attrs = gemm_attrs,
     .nattrs = sizeof gemm_attrs / sizeof gemm_attrs[0],
-    .impl = gemm_impl,
-    .nimpl = sizeof gemm_impl / sizeof gemm_impl[0],
+    .impl = tess_gemm_impl,
+    .nimpl = TESS_GEMM_NIMPL,
     .check_task = gemm_check,
     .buffers = tess_gemm_buffers,
     .reference = tess_gemm_reference,

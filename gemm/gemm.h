@@ -79,5 +79,8 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                                 const tess_config *c, tess_kernel_source *out);
 
 extern const tess_op tess_op_gemm, tess_op_conv2d;
+/* The backends both operators run on (cpu, cuda), with the same generators. */
+enum { TESS_GEMM_NIMPL = 2 };
+extern const tess_op_backend tess_gemm_impl[TESS_GEMM_NIMPL];
 
 #endif
