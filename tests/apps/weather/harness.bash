@@ -1,23 +1,10 @@
-# harness.bash - sourced by tessera-weather's tests: the programs under test,
-# a scratch directory and database removed on exit, counted checks and the
-# closing "N passed, N failed" line.
-set -u
+# harness.bash - sourced by tessera-weather's tests: the CLI tests' harness
+# (a scratch directory and database removed on exit, counted checks, the
+# closing "N passed, N failed" line) with the tessera binary, plus the
+# weather program, this test folder and fails_with.
 weather=$1
-tessera=$2
 here=$3
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-export TESSERA_DB="$scratch/records.db"
-failures=0
-total=0
-
-# check DESCRIPTION COMMAND...: the command must succeed
-check() {
-    local what=$1
-    shift
-    total=$((total + 1))
-    if ! "$@"; then echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../../cli/harness.bash" "$2"
 
 # fails_with STATUS PATTERN command...: that exit status and the pattern in a one-line message
 fails_with() {
@@ -27,10 +14,4 @@ fails_with() {
     local rc=$?
     [ $rc -eq "$status" ] && grep -q -- "$pattern" "$scratch/err" && [ "$(wc -l <"$scratch/err")" -eq 1 ] ||
         { echo "  exit $rc: $(cat "$scratch/err")"; return 1; }
-}
-
-finish() {
-    echo "$((total - failures)) passed, $failures failed"
-    [ "$failures" -eq 0 ]
-    exit
 }
