@@ -6,7 +6,8 @@
  *               mma (templates/gemm_mma.cu: sm_80 mma.sync, bf16/f16 inputs,
  *               offered when every operand is read in 16-byte chunks) or
  *               wgmma (templates/gemm_wgmma.cu: sm_90a warpgroup MMA fed by
- *               TMA, bf16/f16 gemm with A and B K-major: layout nt)
+ *               TMA, bf16/f16 gemm with A and B K-major: layout nt; a
+ *               persistent kernel, one block per SM)
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
  *   wm, wn      warps along M and N; mma: each owns (bm/wm) x (bn/wn) of the
  *               tile; simt: a warp is 8 x 4 threads, each summing a tile of
@@ -14,6 +15,8 @@
  *               of 64 rows each (bm = 64 wm), wn held at 2
  *   stages      mma, wgmma: slices in flight; simt: held at 4
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
+ *   cluster     wgmma: blocks per cluster (1 or 2), taking vertically adjacent
+ *               tiles whose shared B slices the TMA multicasts; others: 1
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,7 +29,7 @@ extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP };
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
 static const char *const path_names[] = {"simt", "mma", "wgmma"};
 
@@ -51,6 +54,7 @@ static double wgmma_smem(const double *v) {
 static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
+    if (v[P_PATH] != PATH_WGMMA && v[P_CLUSTER] != 1) return false;
     if (v[P_PATH] == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
@@ -89,7 +93,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
                                 .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans};
     const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, warps[] = {1, 2, 4},
-                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16};
+                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     st = tess_space_add_labels(s, "path", npaths, path_names, npaths - 1);
@@ -100,11 +104,12 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "wn", 3, warps, 1);
     if (!st) st = tess_space_add(s, "stages", 4, stages, 2);
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
+    if (!st) st = tess_space_add(s, "cluster", 2, clusters, 0);
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
-                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's");
+                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; cluster 1 but on wgmma; shared memory within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -146,9 +151,10 @@ static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
     tess_strbuf_puts(b, "\n                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n\n");
 }
 
-/* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk. */
-static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, tess_kernel_source *out) {
-    const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn};
+/* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
+ * a block of a cluster loads 1/cluster of B's rows. */
+static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, int cluster, tess_kernel_source *out) {
+    const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn / cluster};
     const int buffer[2] = {d->buf_a, d->buf_b};
     for (int i = 0; i < 2; i++) {
         tess_tensor_map *m = &out->tensor_map[i];
@@ -172,18 +178,22 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
     double v[TESS_MAX_PARAMS];
-    if (tess_space_nparams(s) != P_GROUP + 1 || tess_space_param_index(s, "group_m") != P_GROUP)
+    if (tess_space_nparams(s) != P_CLUSTER + 1 || tess_space_param_index(s, "cluster") != P_CLUSTER)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
     tess_space_values(s, c, v);
-    const int path = (int)v[P_PATH], bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK];
+    const int path = (int)v[P_PATH], bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER];
     if (path == PATH_MMA && !has_mma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
     if (path == PATH_WGMMA && !has_wgmma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16 or f16 gemm of layout nt on sm_90", op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
-    const int64_t tiles = ((d.m + bm - 1) / bm) * ((d.n + bn - 1) / bn);
+    /* a cluster's blocks share a tile of cluster * bm rows */
+    const int64_t tiles = ((d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster)) * ((d.n + bn - 1) / bn);
     if (tiles > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)tiles);
+    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking tiles a grid apart */
+    const int64_t sms = dev->units > 0 ? dev->units : 1;
+    const int64_t grid = path == PATH_WGMMA ? (tiles < sms / cluster ? tiles : sms / cluster) * cluster : tiles;
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -194,18 +204,18 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                           : path == PATH_WGMMA ? (unsigned)wgmma_smem(v) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b, "// %s for %s, generated by tessera.\n// config: %s\n// launch: %s grid %lld, block %d\n",
-                       key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)tiles, threads);
+                       key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)grid, threads);
     tess_strbuf_printf(&b,
                        "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
                        "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
                        "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
                        "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n"
-                       "#define BM %d\n#define BN %d\n#define BK %d\n#define GROUP_M %d\n#define THREADS %d\n"
+                       "#define BM %d\n#define BN %d\n#define BK %d\n#define CLUSTER %d\n#define TILE_M %d\n#define GROUP_M %d\n#define THREADS %d\n"
                        "#define TM %d\n#define TN %d\n#define WM %d\n#define WN %d\n#define STAGES %d\n",
                        dtype_macro(d.in), dtype_macro(d.out), d.acc == TESS_F64 ? "double" : "float", (long long)d.m,
                        (long long)d.n, (long long)d.k, d.a_trans, d.b_trans, d.alpha, d.beta, d.buf_c >= 0,
                        d.epilogue == TESS_EPI_BIAS, d.epilogue == TESS_EPI_GELU, d.epilogue == TESS_EPI_SILU, d.conv, bm,
-                       bn, bk, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN],
+                       bn, bk, cluster, bm * cluster, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN],
                        (int)v[P_STAGES]);
     if (d.conv)
         tess_strbuf_printf(&b,
@@ -224,7 +234,9 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     snprintf(out->options, sizeof out->options, "--minimal");
     if (path == PATH_WGMMA) {
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
-        wgmma_tensor_maps(&d, bm, bn, bk, out);
+        wgmma_tensor_maps(&d, bm, bn, bk, cluster, out);
     }
-    return tess_kernel_source_add_launch(out, entries[path], (unsigned)tiles, (unsigned)threads, smem);
+    if ((st = tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem))) return st;
+    if (cluster > 1) out->launch[0].cluster[0] = (unsigned)cluster;
+    return TESS_OK;
 }

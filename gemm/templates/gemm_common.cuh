@@ -4,7 +4,7 @@
 // B, the tile order, and the epilogue. Defined by the generator above this
 // text: IN_BF16 / IN_F16 / IN_F32 / IN_F64, the same for OUT_, ACC_T; GM GN
 // GK A_TRANS B_TRANS; ALPHA BETA HAS_C; EPI_BIAS EPI_GELU EPI_SILU; C_PTR and
-// BIAS_PTR (the kernel's parameters, or null); BM BN GROUP_M (tiles of
+// BIAS_PTR (the kernel's parameters, or null); TILE_M BN GROUP_M (tiles of
 // GROUP_M rows of tiles are visited together, so their B columns stay in
 // L2); CONV with IMG_H IMG_W CH FS STRIDE PAD OUT_P OUT_Q.
 
@@ -93,20 +93,19 @@ __device__ __forceinline__ acc_t load_b(const in_t *B, long long k, long long n)
     return in_to_acc(B[B_TRANS ? n * GK + k : k * GN + n]);
 }
 
-// The tile of D block `b` computes, GROUP_M rows of tiles at a time.
+// The tile of D (TILE_M x BN) numbered `b`, GROUP_M rows of tiles at a time.
 __device__ __forceinline__ void tile_coords(unsigned b, long long *m0, long long *n0)
 {
-    const unsigned tiles_m = (GM + BM - 1) / BM, tiles_n = (GN + BN - 1) / BN;
+    const unsigned tiles_m = (GM + TILE_M - 1) / TILE_M, tiles_n = (GN + BN - 1) / BN;
     const unsigned per_group = GROUP_M * tiles_n, first = b / per_group * GROUP_M;
     const unsigned rows = tiles_m - first < GROUP_M ? tiles_m - first : GROUP_M;
-    *m0 = (long long)(first + b % per_group % rows) * BM;
+    *m0 = (long long)(first + b % per_group % rows) * TILE_M;
     *n0 = (long long)(b % per_group / rows) * BN;
 }
 
-// D(m, n) = epilogue(ALPHA acc + BETA C(m, n)), when (m, n) is inside D.
-__device__ __forceinline__ void store_d(out_t *D, const out_t *Cm, const out_t *bias, long long m, long long n, acc_t acc)
+// epilogue(ALPHA acc + BETA C(m, n)), the value of D(m, n) before its conversion to out_t.
+__device__ __forceinline__ acc_t epilogue_value(const out_t *Cm, const out_t *bias, long long m, long long n, acc_t acc)
 {
-    if (m >= GM || n >= GN) return;
     acc_t v = (acc_t)ALPHA * acc;
 #if HAS_C
     v += (acc_t)BETA * out_to_acc(Cm[m * GN + n]);
@@ -118,6 +117,13 @@ __device__ __forceinline__ void store_d(out_t *D, const out_t *Cm, const out_t *
 #elif EPI_SILU
     v = v / ((acc_t)1 + exp(-v));
 #endif
-    (void)Cm, (void)bias;
-    D[m * GN + n] = acc_to_out(v);
+    (void)Cm, (void)bias, (void)m, (void)n;
+    return v;
+}
+
+// D(m, n) = epilogue(ALPHA acc + BETA C(m, n)), when (m, n) is inside D.
+__device__ __forceinline__ void store_d(out_t *D, const out_t *Cm, const out_t *bias, long long m, long long n, acc_t acc)
+{
+    if (m >= GM || n >= GN) return;
+    D[m * GN + n] = acc_to_out(epilogue_value(Cm, bias, m, n, acc));
 }

@@ -1,22 +1,32 @@
 // gemm_wgmma.cu - the sm_90a GEMM for bf16 and f16 inputs with f32
-// accumulation, A stored M x K and B stored N x K (both K-major): a
-// producer warpgroup whose first thread loads BM x BK slices of A and
-// BN x BK of B with the tensor memory accelerator (cp.async.bulk.tensor,
-// rows of BK elements swizzled by the TMA in 128-byte or 64-byte atoms) into
-// a STAGES-deep ring of shared buffers, and BM/64 consumer warpgroups, each
-// multiplying its 64 rows with wgmma.mma_async m64nBNk16 straight from
-// shared memory. Two mbarriers per stage: `full` (the TMA's bytes arrived)
-// and `empty` (every consumer thread is done with it). Defined above
-// gemm_common.cuh: BM BN BK STAGES THREADS PARAMS, SWIZZLE_MODE (the
-// descriptor's: 1 for 128-byte, 2 for 64-byte atoms), and wgmma_k16 (one
-// m64nBNk16 on BN/2 accumulators, generated for BN).
+// accumulation, A stored M x K and B stored N x K (both K-major). A
+// persistent kernel: each block (or cluster of CLUSTER blocks) walks the
+// tiles in the order of tile_coords, a stride of the grid apart. A producer
+// warpgroup, its registers given back with setmaxnreg, has one thread load
+// BM x BK slices of A and BN x BK of B with the tensor memory accelerator
+// (cp.async.bulk.tensor, rows of BK elements swizzled in 128-byte or 64-byte
+// atoms) into a STAGES-deep ring of shared buffers; it runs ahead into the
+// next tile while the consumers store the last one. BM/64 consumer
+// warpgroups each multiply their 64 rows with wgmma.mma_async m64nBNk16
+// straight from shared memory, keeping one group of MMAs in flight while
+// waiting for the next slice. In a cluster of two, the blocks take
+// vertically adjacent tiles, which share B: each loads half of the B slice
+// and the TMA multicasts it to both. Two mbarriers per stage: `full` (the
+// stage's bytes arrived) and `empty` (every consumer warp of the cluster is
+// done with it). Defined above gemm_common.cuh: BM BN BK STAGES THREADS
+// CLUSTER TILE_M (= BM CLUSTER) PARAMS, SWIZZLE_MODE (the descriptor's: 1
+// for 128-byte, 2 for 64-byte atoms), and wgmma_k16 (one m64nBNk16 on BN/2
+// accumulators, generated for BN).
 
 struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUtensorMap
 
 #define CONSUMERS (BM / 64)
 #define A_BYTES (BM * BK * 2)
 #define B_BYTES (BN * BK * 2)
+#define B_PART_ROWS (BN / CLUSTER)   // rows of B each block of a cluster loads
 #define STAGE_BYTES (A_BYTES + B_BYTES)
+// a stage is released by one arrival of every consumer warp of the cluster
+#define RELEASES (CLUSTER * CONSUMERS * 4)
 
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
@@ -43,9 +53,42 @@ __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
                      : "memory");
 }
 
-__device__ __forceinline__ void bar_arrive(unsigned bar)
+// All threads of every block of the cluster (of the block, without one).
+__device__ __forceinline__ void cluster_sync()
 {
+#if CLUSTER > 1
+    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+#else
+    __syncthreads();
+#endif
+}
+
+__device__ __forceinline__ unsigned cluster_rank()
+{
+#if CLUSTER > 1
+    unsigned r;
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+    return r;
+#else
+    return 0;
+#endif
+}
+
+// One consumer warp is done with the stage whose empty barrier is `bar`:
+// lane 0 tells every block of the cluster (their producers overwrite it).
+__device__ __forceinline__ void release_stage(unsigned bar, int lane)
+{
+    __syncwarp();
+    if (lane != 0) return;
+#if CLUSTER > 1
+    for (unsigned r = 0; r < CLUSTER; ++r) {
+        unsigned remote;
+        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(bar), "r"(r));
+        asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+    }
+#else
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+#endif
 }
 
 __device__ __forceinline__ void tma_load(unsigned dst, const tensor_map *map, int k, int row, unsigned bar)
@@ -55,6 +98,97 @@ __device__ __forceinline__ void tma_load(unsigned dst, const tensor_map *map, in
                  : "memory");
 }
 
+#if CLUSTER > 1
+// The same box into the same offset of every block of the cluster, each block's `bar` counting its bytes.
+__device__ __forceinline__ void tma_load_multicast(unsigned dst, const tensor_map *map, int k, int row, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%2, %3}], [%4], %5;"
+                 ::"r"(dst), "l"((unsigned long long)map), "r"(k), "r"(row), "r"(bar), "h"((unsigned short)((1u << CLUSTER) - 1))
+                 : "memory");
+}
+#endif
+
+// The tiles of D the block computes: cluster tiles of TILE_M x BN, a grid's stride apart; the block's BM rows of it.
+#define CLUSTER_TILES ((unsigned)((GM + TILE_M - 1) / TILE_M) * (unsigned)((GN + BN - 1) / BN))
+#define TILE_SLICES ((int)((GK + BK - 1) / BK))
+
+// The producer thread: every slice of every tile into the ring.
+__device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned rank, const tensor_map *map_a,
+                                       const tensor_map *map_b)
+{
+    unsigned it = 0;
+    for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
+        long long m0, n0;
+        tile_coords(tile, &m0, &n0);
+        const int row_a = (int)(m0 + rank * BM), row_b = (int)(n0 + rank * B_PART_ROWS);
+        for (int t = 0; t < TILE_SLICES; ++t, ++it) {
+            const unsigned s = it % STAGES, full = bars + 8 * s, stage = base + s * STAGE_BYTES;
+            bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(STAGE_BYTES) : "memory");
+            tma_load(stage, map_a, t * BK, row_a, full);
+#if CLUSTER > 1
+            tma_load_multicast(stage + A_BYTES + rank * B_PART_ROWS * BK * 2, map_b, t * BK, row_b, full);
+#else
+            tma_load(stage + A_BYTES, map_b, t * BK, row_b, full);
+#endif
+        }
+    }
+}
+
+// D(m, n) and D(m, n + 1) from two accumulators: one 4- or 8-byte store when both are inside D and aligned.
+__device__ __forceinline__ void store_pair(out_t *D, const out_t *Cm, const out_t *bias, long long m, long long n,
+                                           acc_t v0, acc_t v1)
+{
+    if (GN % 2 != 0 || n + 1 >= GN || m >= GM) {
+        store_d(D, Cm, bias, m, n, v0);
+        store_d(D, Cm, bias, m, n + 1, v1);
+        return;
+    }
+    const out_t lo = acc_to_out(epilogue_value(Cm, bias, m, n, v0)), hi = acc_to_out(epilogue_value(Cm, bias, m, n + 1, v1));
+#if OUT_BF16 || OUT_F16
+    *(unsigned *)(D + m * GN + n) = (unsigned)lo | (unsigned)hi << 16;
+#else
+    *(unsigned long long *)(D + m * GN + n) = (unsigned long long)__float_as_uint(lo) | (unsigned long long)__float_as_uint(hi) << 32;
+#endif
+}
+
+// A consumer warpgroup (wg of CONSUMERS): its 64 rows of every tile of the block.
+__device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *bias, unsigned base, unsigned bars, unsigned rank, int wg, int tid)
+{
+    const int warp = tid / 32, lane = tid % 32;
+    unsigned it = 0;
+    for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
+        long long m0, n0;
+        tile_coords(tile, &m0, &n0);
+        float d[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) d[i] = 0;
+        for (int t = 0; t < TILE_SLICES; ++t, ++it) {
+            const unsigned s = it % STAGES, stage = base + s * STAGE_BYTES;
+            bar_wait(bars + 8 * s, (it / STAGES) & 1);
+            const unsigned a = stage + wg * 64 * BK * 2, b = stage + A_BYTES;
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kk = 0; kk < BK; kk += 16) wgmma_k16(d, operand_desc(a + kk * 2), operand_desc(b + kk * 2));
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            // the previous slice's MMAs are done: its stage can be refilled while this one runs
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            if (t > 0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
+        // accumulator 4i + q: row 16 warp + lane/4 (+8 for q >= 2), column 8i + 2 (lane%4) + q%2
+        const long long row = m0 + rank * BM + wg * 64 + warp * 16 + lane / 4;
+#pragma unroll
+        for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h)
+                store_pair(D, Cm, bias, row + h * 8, n0 + 8 * i + (lane % 4) * 2, d[4 * i + 2 * h],
+                           d[4 * i + 2 * h + 1]);
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
     gemm_wgmma(PARAMS, const __grid_constant__ tensor_map map_a, const __grid_constant__ tensor_map map_b)
 {
@@ -62,51 +196,31 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     // swizzled stages start on 1024-byte boundaries; the launch reserves the slack
     const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
     const unsigned bars = base + STAGES * STAGE_BYTES;   // full[STAGES], then empty[STAGES]
-    long long m0, n0;
-    tile_coords(blockIdx.x, &m0, &n0);
+    const unsigned rank = cluster_rank();
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             bar_init(bars + 8 * s, 1);
-            bar_init(bars + 8 * (STAGES + s), CONSUMERS * 128);
+            bar_init(bars + 8 * (STAGES + s), RELEASES);
         }
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    __syncthreads();
-    const int slices = (int)((GK + BK - 1) / BK);
+    // every block's barriers are ready before any block loads into them or releases them
+    cluster_sync();
     if (wg == 0) {
-        if (tid == 0)
-            for (int t = 0; t < slices; ++t) {
-                const int s = t % STAGES;
-                if (t >= STAGES) bar_wait(bars + 8 * (STAGES + s), ((t / STAGES) & 1) ^ 1);
-                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bars + 8 * s),
-                             "r"(STAGE_BYTES)
-                             : "memory");
-                tma_load(base + s * STAGE_BYTES, &map_a, t * BK, (int)m0, bars + 8 * s);
-                tma_load(base + s * STAGE_BYTES + A_BYTES, &map_b, t * BK, (int)n0, bars + 8 * s);
-            }
-        return;
+#if CONSUMERS == 2
+        // 384 threads start with 168 registers each: the producer needs few, the consumers' 128 accumulators more
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#endif
+        if (tid == 0) produce(base, bars, rank, &map_a, &map_b);
+    } else {
+#if CONSUMERS == 2
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+#endif
+        consume(D, C_PTR, BIAS_PTR, base, bars, rank, wg - 1, tid);
     }
-    float d[BN / 2];
-#pragma unroll
-    for (int i = 0; i < BN / 2; ++i) d[i] = 0;
-    for (int t = 0; t < slices; ++t) {
-        const int s = t % STAGES;
-        bar_wait(bars + 8 * s, (t / STAGES) & 1);
-        const unsigned a = base + s * STAGE_BYTES + (wg - 1) * 64 * BK * 2, b = base + s * STAGE_BYTES + A_BYTES;
-        asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16) wgmma_k16(d, operand_desc(a + kk * 2), operand_desc(b + kk * 2));
-        asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-        bar_arrive(bars + 8 * (STAGES + s));
-    }
-    // accumulator 4i + q: row 16 warp + lane/4 (+8 for q >= 2), column 8i + 2 (lane%4) + q%2
-    const int warp = tid / 32, lane = tid % 32;
-    const long long row = m0 + (wg - 1) * 64 + warp * 16 + lane / 4;
-#pragma unroll
-    for (int i = 0; i < BN / 8; ++i)
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-            store_d(D, C_PTR, BIAS_PTR, row + (q / 2) * 8, n0 + 8 * i + (lane % 4) * 2 + q % 2, d[4 * i + q]);
+#if CLUSTER > 1
+    // no block leaves while another may still release a stage of it
+    cluster_sync();
+#endif
 }

@@ -3,7 +3,8 @@
  * (simt; mma where the operands allow it) on its own: the default, the
  * largest and random configs of f32 and f64 gemm (simt), bf16 and f16 gemm
  * over the four layouts with C and the epilogues on shapes with remainders
- * and on a skinny task (M = 16), on an H200 the wgmma path (layout nt),
+ * and on a skinny task (M = 16), on an H200 the wgmma path (layout nt;
+ * first, with clusters of one and two blocks, on more tiles than SMs),
  * and bf16 convolutions (3x3, 3x3 with stride
  * 2, 1x1), verified by the hardware evaluator against the float64
  * reference.
@@ -42,6 +43,17 @@ int main(void) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 25);
     const int64_t odd[3] = {77, 45, 100}, aligned[3] = {200, 136, 264}, skinny[3] = {16, 1024, 2048};
+    if (dev.cc_major == 9) {   /* wgmma: A and B K-major (layout nt) */
+        /* more tiles than blocks (each block walks several; the ring's phases run on across tiles), a tail of K
+         * and, in clusters of two, an odd number of tile rows */
+        const int64_t wide[3] = {1100, 2000, 96};
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", wide, 3, "layout=nt,beta=0.5", "wgmma,cluster=2", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);
+    }
     check_path(cuda, &dev, &tess_op_gemm, "f32", odd, 3, "layout=tn,beta=0.5", "simt", rng);
     check_path(cuda, &dev, &tess_op_gemm, "f64", odd, 3, "epilogue=gelu", "simt", rng);
     check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, "layout=nt", "simt", rng);
@@ -52,11 +64,6 @@ int main(void) {
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, layouts[l], "mma", rng);
     }
     check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt", "mma", rng);
-    if (dev.cc_major == 9) {   /* wgmma: A and B K-major (layout nt) */
-        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
-        check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
-        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);
-    }
     const int64_t conv3[5] = {2, 14, 14, 64, 64}, conv_s2[5] = {2, 15, 15, 32, 48}, conv1[5] = {3, 7, 7, 256, 64};
     check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, "mma", rng);
     check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", conv_s2, 5, "stride=2,epilogue=bias", "mma", rng);
