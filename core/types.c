@@ -11,7 +11,7 @@ static const struct {
     size_t size;
 } dtype_info[TESS_DTYPE_COUNT] = {
     [TESS_F16] = {"f16", 2}, [TESS_BF16] = {"bf16", 2}, [TESS_F32] = {"f32", 4},
-    [TESS_F64] = {"f64", 8}, [TESS_I32] = {"i32", 4},
+    [TESS_F64] = {"f64", 8}, [TESS_I32] = {"i32", 4}, [TESS_E4M3] = {"e4m3", 1},
 };
 
 const char *tess_dtype_name(tess_dtype t) {
@@ -31,6 +31,7 @@ tess_status tess_dtype_parse(const char *text, tess_dtype *out) {
         {"bf16", TESS_BF16},   {"bfloat16", TESS_BF16}, {"f32", TESS_F32},  {"fp32", TESS_F32},
         {"float", TESS_F32},   {"float32", TESS_F32}, {"f64", TESS_F64},    {"fp64", TESS_F64},
         {"double", TESS_F64},  {"float64", TESS_F64}, {"i32", TESS_I32},    {"int32", TESS_I32},
+        {"e4m3", TESS_E4M3},   {"fp8", TESS_E4M3},    {"float8_e4m3fn", TESS_E4M3},
     };
     if (!text) return tess_error(TESS_ERR_ARG, "missing dtype");
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -38,7 +39,7 @@ tess_status tess_dtype_parse(const char *text, tess_dtype *out) {
             *out = aliases[i].t;
             return TESS_OK;
         }
-    return tess_error(TESS_ERR_ARG, "unknown dtype '%s' (expected f16, bf16, f32, f64 or i32)", text);
+    return tess_error(TESS_ERR_ARG, "unknown dtype '%s' (expected f16, bf16, f32, f64, i32 or e4m3)", text);
 }
 
 static const char *const outcome_names[TESS_OUTCOME_COUNT] = {
@@ -112,12 +113,37 @@ static uint16_t float_to_half(float f) {
     return (uint16_t)half;
 }
 
+/* fp8 e4m3 (the "fn" variant: S.1111.111 is NaN, no infinities) <-> double. */
+static double e4m3_to_double(uint8_t v) {
+    const int exp = (v >> 3) & 0xf, man = v & 7;
+    const double mag = exp == 0xf && man == 7 ? NAN : exp ? ldexp(1.0 + man / 8.0, exp - 7) : ldexp(man, -9);
+    return v & 0x80 ? -mag : mag;
+}
+
+/* Round to nearest even; beyond the largest finite value (448) saturates, as conversions for training do. */
+static uint8_t double_to_e4m3(double v) {
+    if (isnan(v)) return 0x7f;
+    const uint8_t sign = signbit(v) ? 0x80 : 0;
+    const double a = fabs(v);
+    if (a >= 448) return sign | 0x7e;
+    int e;
+    frexp(a, &e);                                    /* a = f 2^e, f in [0.5, 1) */
+    const int exp = e - 1 < -6 ? -6 : e - 1;         /* subnormals share the exponent of the smallest normal */
+    const double steps = nearbyint(ldexp(a, 3 - exp));   /* a in units of the mantissa's last bit */
+    if (steps == 0) return sign;
+    if (exp == -6 && steps < 8) return sign | (uint8_t)steps;
+    /* a carry to 16 steps moves to the next exponent */
+    const int biased = exp + 7 + (steps >= 16), man = steps >= 16 ? 0 : (int)steps - 8;
+    return sign | (uint8_t)(biased << 3 | man);
+}
+
 double tess_dtype_load(const void *base, tess_dtype t, int64_t i) {
     switch (t) {
     case TESS_F32: return ((const float *)base)[i];
     case TESS_F64: return ((const double *)base)[i];
     case TESS_I32: return ((const int32_t *)base)[i];
     case TESS_F16: return half_to_float(((const uint16_t *)base)[i]);
+    case TESS_E4M3: return e4m3_to_double(((const uint8_t *)base)[i]);
     case TESS_BF16: {
         uint32_t bits = (uint32_t)((const uint16_t *)base)[i] << 16;
         float f;
@@ -134,6 +160,7 @@ void tess_dtype_store(void *base, tess_dtype t, int64_t i, double v) {
     case TESS_F64: ((double *)base)[i] = v; break;
     case TESS_I32: ((int32_t *)base)[i] = (int32_t)lrint(v); break;
     case TESS_F16: ((uint16_t *)base)[i] = float_to_half((float)v); break;
+    case TESS_E4M3: ((uint8_t *)base)[i] = double_to_e4m3(v); break;
     case TESS_BF16: {
         float f = (float)v;
         uint32_t bits;

@@ -12,6 +12,7 @@ typedef enum tess_dtype {
     TESS_F32,
     TESS_F64,
     TESS_I32,
+    TESS_E4M3,   /* fp8: 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities, 448 at most */
     TESS_DTYPE_COUNT
 } tess_dtype;
 

@@ -27,6 +27,7 @@ static tess_status conv_check(const tess_op *op, const tess_task *t) {
     if (t->shape[1] + 2 * pad < filter || t->shape[2] + 2 * pad < filter)
         return tess_error(TESS_ERR_ARG, "%s: the padded image %lldx%lld is smaller than the filter", op->name,
                           (long long)(t->shape[1] + 2 * pad), (long long)(t->shape[2] + 2 * pad));
+    if (t->dtype == TESS_E4M3) return tess_error(TESS_ERR_ARG, "%s: e4m3 inputs are for gemm only", op->name);
     return tess_gemm_check_dtypes(op, t);
 }
 

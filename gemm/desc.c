@@ -87,11 +87,16 @@ tess_status tess_gemm_check_dtypes(const tess_op *op, const tess_task *t) {
     const bool half = in == TESS_BF16 || in == TESS_F16;
     if (half && acc == TESS_F32 && (out == in || out == TESS_F32)) return TESS_OK;
     if ((in == TESS_F32 || in == TESS_F64) && acc == in && out == in) return TESS_OK;
+    if (in == TESS_E4M3 && acc == TESS_F32 && (out == TESS_BF16 || out == TESS_F32)) return TESS_OK;
+    if (in == TESS_E4M3)
+        return tess_error(TESS_ERR_ARG, "%s: e4m3 inputs accumulate in f32, with a bf16 or f32 output: give the dtypes as "
+                          "e4m3,f32,bf16 or e4m3,f32,f32 (input,accumulate,output)", op->name);
     if (half)
         return tess_error(TESS_ERR_ARG,
                           "%s: %s inputs accumulate in f32, with a %s or f32 output: give the dtypes as "
                           "%s,f32,%s (input,accumulate,output)",
                           op->name, tess_dtype_name(in), tess_dtype_name(in), tess_dtype_name(in), tess_dtype_name(in));
-    return tess_error(TESS_ERR_ARG, "%s takes bf16 or f16 inputs accumulated in f32, or f32 or f64 throughout, not %s,%s,%s",
+    return tess_error(TESS_ERR_ARG,
+                      "%s takes bf16, f16 or e4m3 inputs accumulated in f32, or f32 or f64 throughout, not %s,%s,%s",
                       op->name, tess_dtype_name(in), tess_dtype_name(acc), tess_dtype_name(out));
 }

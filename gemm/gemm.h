@@ -44,8 +44,9 @@ typedef struct tess_gemm_desc {
 tess_status tess_gemm_describe(const tess_op *op, const tess_task *t, tess_gemm_desc *d);
 const char *tess_gemm_epilogue_name(tess_gemm_epilogue e);
 /* TESS_OK for bf16 or f16 inputs accumulated in f32 with an output of the
- * input's dtype or f32, and for f32 or f64 in every role; else a message
- * saying what to give. */
+ * input's dtype or f32, e4m3 inputs accumulated in f32 with a bf16 or f32
+ * output (per-tensor scales: their product is alpha), and for f32 or f64 in
+ * every role; else a message saying what to give. */
 tess_status tess_gemm_check_dtypes(const tess_op *op, const tess_task *t);
 
 /* Buffers, reference, counts and verification shared by both operators

@@ -21,6 +21,8 @@ static bool tiles_fit(const double *v, void *user) {
 }
 
 tess_status tess_gemm_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
+    if (t->dtype == TESS_E4M3)
+        return tess_error(TESS_ERR_UNAVAILABLE, "%s: e4m3 inputs run on the cuda backend (sm_90 wgmma) only", op->name);
     const int cores = dev->units > 0 ? dev->units : 1;
     double threads[3];
     int nthreads = 0;

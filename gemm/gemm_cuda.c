@@ -6,9 +6,10 @@
  *               mma (templates/gemm_mma.cu: sm_80 mma.sync, bf16/f16 inputs,
  *               offered when every operand is read in 16-byte chunks) or
  *               wgmma (templates/gemm_wgmma.cu: sm_90a warpgroup MMA fed by
- *               TMA, bf16/f16 gemm with A and B K-major: layout nt; a
- *               persistent kernel, one block per SM)
+ *               TMA, bf16/f16/e4m3 gemm with A and B K-major: layout nt; a
+ *               persistent kernel, one block per SM; the only path of e4m3)
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
+ *               (wgmma: rows of 64 or 128 bytes, the TMA's swizzle atoms)
  *   wm, wn      warps along M and N; mma: each owns (bm/wm) x (bn/wn) of the
  *               tile; simt: a warp is 8 x 4 threads, each summing a tile of
  *               (bm/8wm) x (bn/4wn); wgmma: wm (1 or 2) consumer warpgroups
@@ -37,6 +38,8 @@ static const char *const path_names[] = {"simt", "mma", "wgmma"};
 typedef struct cuda_limits {
     double smem_optin;   /* bytes of shared memory a block may opt into */
     int acc_bytes;       /* 4 or 8 */
+    int in_bytes;        /* 1 (e4m3), 2, 4 or 8 */
+    int first_path;      /* the path of the space's first label */
     bool a_trans, b_trans;
 } cuda_limits;
 
@@ -47,22 +50,24 @@ static double mma_smem(const double *v, const cuda_limits *l) {
 }
 
 /* The wgmma path's stages, its barriers and the slack that aligns them to 1024 bytes. */
-static double wgmma_smem(const double *v) {
-    return v[P_STAGES] * (v[P_BM] + v[P_BN]) * v[P_BK] * 2 + 16 * v[P_STAGES] + 1024;
+static double wgmma_smem(const double *v, const cuda_limits *l) {
+    return v[P_STAGES] * (v[P_BM] + v[P_BN]) * v[P_BK] * l->in_bytes + 16 * v[P_STAGES] + 1024;
 }
 
 static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
-    if (v[P_PATH] != PATH_WGMMA && v[P_CLUSTER] != 1) return false;
-    if (v[P_PATH] == PATH_SIMT) {
+    const int path = (int)v[P_PATH] + l->first_path;
+    if (path != PATH_WGMMA && v[P_CLUSTER] != 1) return false;
+    if (path == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
                (bm + bn + 2) * bk * l->acc_bytes <= 48 * 1024;
     }
-    if (v[P_PATH] == PATH_WGMMA)
+    if (path == PATH_WGMMA)
         /* at most two consumers: with four, 640 threads leave ptxas 96 registers, too few for 128 accumulators */
-        return bm == 64 * v[P_WM] && v[P_WM] <= 2 && v[P_WN] == 2 && bn >= 64 && bk >= 32 && wgmma_smem(v) <= l->smem_optin;
+        return bm == 64 * v[P_WM] && v[P_WM] <= 2 && v[P_WN] == 2 && bn >= 64 &&
+               (bk * l->in_bytes == 64 || bk * l->in_bytes == 128) && wgmma_smem(v, l) <= l->smem_optin;
     const double wtm = bm / v[P_WM], wtn = bn / v[P_WN];
     return bk >= 32 && wtm >= 16 && wtn >= 16 && wtm * wtn <= 32 * 128 && mma_smem(v, l) <= l->smem_optin;
 }
@@ -74,14 +79,18 @@ static bool chunks_aligned(const tess_gemm_desc *d) {
     return a && b;
 }
 
+/* e4m3 runs on wgmma only: its space offers no other path. */
+static int first_path(const tess_gemm_desc *d) { return d->in == TESS_E4M3 ? PATH_WGMMA : PATH_SIMT; }
+
 static bool has_mma(const tess_gemm_desc *d, const tess_device *dev) {
     return (d->in == TESS_BF16 || d->in == TESS_F16) && dev->cc_major >= 8 && chunks_aligned(d);
 }
 
 /* TMA loads rows of K elements of A and B: both K-major, row strides of 16 bytes' multiples. */
 static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
-    return has_mma(d, dev) && dev->cc_major == 9 && !d->conv && !d->a_trans && d->b_trans && d->k % 8 == 0 &&
-           d->m < (1LL << 31) && d->n < (1LL << 31);
+    const bool inputs = d->in == TESS_E4M3 ? d->k % 16 == 0 : has_mma(d, dev) && d->k % 8 == 0;
+    return inputs && dev->cc_major == 9 && !d->conv && !d->a_trans && d->b_trans && d->m < (1LL << 31) &&
+           d->n < (1LL << 31);
 }
 
 tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
@@ -89,17 +98,24 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
     const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev);
-    const int npaths = wgmma ? 3 : mma ? 2 : 1;
+    const int first = first_path(&d), npaths = (wgmma ? 3 : mma ? 2 : 1) - first;
+    const bool fp8 = d.in == TESS_E4M3;
+    if (fp8 && !wgmma)
+        return tess_error(TESS_ERR_UNAVAILABLE, "%s cuda: e4m3 inputs need sm_90 (wgmma), layout nt and K a multiple of 16",
+                          op->name);
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
-                                .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans};
-    const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, warps[] = {1, 2, 4},
+                                .acc_bytes = (int)tess_dtype_size(d.acc), .in_bytes = (int)tess_dtype_size(d.in),
+                                .first_path = first, .a_trans = d.a_trans, .b_trans = d.b_trans};
+    /* slices of K in elements: e4m3's twice as many for the same bytes */
+    const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
+                 slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
                  stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    st = tess_space_add_labels(s, "path", npaths, path_names, npaths - 1);
-    if (!st) st = tess_space_add(s, "bm", 5, tiles, mma ? 3 : 2);
-    if (!st) st = tess_space_add(s, "bn", 5, tiles, mma ? 3 : 2);
-    if (!st) st = tess_space_add(s, "bk", 4, slices, mma ? 2 : 1);
+    st = tess_space_add_labels(s, "path", npaths, path_names + first, npaths - 1);
+    if (!st) st = tess_space_add(s, "bm", 5, tiles, mma || fp8 ? 3 : 2);
+    if (!st) st = tess_space_add(s, "bn", 5, tiles, mma || fp8 ? 3 : 2);
+    if (!st) st = tess_space_add(s, "bk", 4, slices, mma || fp8 ? 2 : 1);
     if (!st) st = tess_space_add(s, "wm", 3, warps, 1);
     if (!st) st = tess_space_add(s, "wn", 3, warps, 1);
     if (!st) st = tess_space_add(s, "stages", 4, stages, 2);
@@ -109,7 +125,8 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
-                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; cluster 1 but on wgmma; shared memory within the device's");
+                                            "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
+                                            "shared memory within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -123,6 +140,7 @@ static const char *dtype_macro(tess_dtype dt) {
     case TESS_BF16: return "BF16";
     case TESS_F16: return "F16";
     case TESS_F64: return "F64";
+    case TESS_E4M3: return "E4M3";
     default: return "F32";
     }
 }
@@ -136,17 +154,19 @@ static void params_macros(tess_strbuf *b, const tess_gemm_desc *d) {
                        d->buf_c >= 0 ? "Cm" : "((const out_t *)0)", d->buf_bias >= 0 ? "bias" : "((const out_t *)0)");
 }
 
-/* One m64nBNk16 warpgroup MMA on BN/2 accumulators (the asm's operand list depends on BN). */
+/* One m64nBNk16 (k32 for e4m3) warpgroup MMA on BN/2 accumulators (the asm's operand list depends on BN);
+ * 16-bit inputs take the transpose flags (0: K-major), e4m3 has none. */
 static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
-    const char *ty = in == TESS_F16 ? "f16" : "bf16";
+    const char *ty = in == TESS_F16 ? "f16" : in == TESS_E4M3 ? "e4m3" : "bf16";
     const int nd = bn / 2;
     tess_strbuf_printf(b,
-                       "__device__ __forceinline__ void wgmma_k16(float (&d)[%d], unsigned long long a, unsigned long long b)\n"
+                       "#define K_STEP %d\n"
+                       "__device__ __forceinline__ void wgmma_step(float (&d)[%d], unsigned long long a, unsigned long long b)\n"
                        "{\n    asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
-                       "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
-                       nd, nd + 2, bn, ty, ty);
+                       "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
+                       in == TESS_E4M3 ? 32 : 16, nd, nd + 2, bn, in == TESS_E4M3 ? 32 : 16, ty, ty);
     for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s%%%d", i ? ", " : "", i);
-    tess_strbuf_printf(b, "}, %%%d, %%%d, p, 1, 1, 0, 0; }\"\n                 : ", nd, nd + 1);
+    tess_strbuf_printf(b, "}, %%%d, %%%d, p, 1, 1%s; }\"\n                 : ", nd, nd + 1, in == TESS_E4M3 ? "" : ", 0, 0");
     for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s\"+f\"(d[%d])", i ? ", " : "", i);
     tess_strbuf_puts(b, "\n                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n\n");
 }
@@ -164,10 +184,10 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
         m->rank = 2;
         m->dims[0] = (uint64_t)d->k;
         m->dims[1] = (uint64_t)rows[i];
-        m->strides[0] = (uint64_t)d->k * 2;
+        m->strides[0] = (uint64_t)d->k * tess_dtype_size(d->in);
         m->box[0] = (uint32_t)bk;
         m->box[1] = (uint32_t)box[i];
-        m->swizzle = bk * 2;
+        m->swizzle = bk * (int)tess_dtype_size(d->in);
     }
     out->ntensor_maps = 2;
 }
@@ -181,12 +201,12 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (tess_space_nparams(s) != P_CLUSTER + 1 || tess_space_param_index(s, "cluster") != P_CLUSTER)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
     tess_space_values(s, c, v);
-    const int path = (int)v[P_PATH], bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER];
+    const int path = (int)v[P_PATH] + first_path(&d), bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER];
     if (path == PATH_MMA && !has_mma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
     if (path == PATH_WGMMA && !has_wgmma(&d, dev))
-        return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16 or f16 gemm of layout nt on sm_90", op->name);
+        return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt on sm_90", op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows */
     const int64_t tiles = ((d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster)) * ((d.n + bn - 1) / bn);
@@ -199,9 +219,9 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
     const char *const templates[] = {tess_src_gemm_templates_gemm_simt_cu, tess_src_gemm_templates_gemm_mma_cu,
                                      tess_src_gemm_templates_gemm_wgmma_cu};
-    const cuda_limits layout = {.a_trans = d.a_trans, .b_trans = d.b_trans};
+    const cuda_limits layout = {.in_bytes = (int)tess_dtype_size(d.in), .a_trans = d.a_trans, .b_trans = d.b_trans};
     const unsigned smem = path == PATH_MMA ? (unsigned)mma_smem(v, &layout)
-                          : path == PATH_WGMMA ? (unsigned)wgmma_smem(v) : 0;
+                          : path == PATH_WGMMA ? (unsigned)wgmma_smem(v, &layout) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b, "// %s for %s, generated by tessera.\n// config: %s\n// launch: %s grid %lld, block %d\n",
                        key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)grid, threads);
@@ -223,7 +243,9 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            "#define STRIDE %d\n#define PAD %d\n#define OUT_P %lldLL\n#define OUT_Q %lldLL\n",
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
-    if (path == PATH_WGMMA) tess_strbuf_printf(&b, "#define SWIZZLE_MODE %d\n", bk == 64 ? 1 : 2);
+    if (path == PATH_WGMMA)
+        tess_strbuf_printf(&b, "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n", layout.in_bytes,
+                           bk * layout.in_bytes == 128 ? 1 : 2);
     params_macros(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);

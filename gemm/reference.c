@@ -191,6 +191,7 @@ tess_ceiling_kind tess_gemm_compute_unit(const tess_op *op, const tess_task *t) 
     switch (t->dtype) {
     case TESS_BF16: return TESS_CEILING_MMA_BF16;
     case TESS_F16: return TESS_CEILING_MMA_F16;
+    case TESS_E4M3: return TESS_CEILING_MMA_FP8;
     case TESS_F64: return TESS_CEILING_FMA_F64;
     default: return TESS_CEILING_FMA_F32;
     }

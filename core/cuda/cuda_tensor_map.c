@@ -22,6 +22,7 @@ static bool data_type(tess_dtype t, CUtensorMapDataType *out) {
     case TESS_F32: *out = CU_TENSOR_MAP_DATA_TYPE_FLOAT32; return true;
     case TESS_F64: *out = CU_TENSOR_MAP_DATA_TYPE_FLOAT64; return true;
     case TESS_I32: *out = CU_TENSOR_MAP_DATA_TYPE_INT32; return true;
+    case TESS_E4M3: *out = CU_TENSOR_MAP_DATA_TYPE_UINT8; return true;   /* bytes: the TMA does not convert */
     default: return false;
     }
 }

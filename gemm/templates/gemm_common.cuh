@@ -2,7 +2,7 @@
 // output types and their conversions (through PTX, so no header is
 // needed), element loads of A (the im2col view of x for a convolution) and
 // B, the tile order, and the epilogue. Defined by the generator above this
-// text: IN_BF16 / IN_F16 / IN_F32 / IN_F64, the same for OUT_, ACC_T; GM GN
+// text: IN_BF16 / IN_F16 / IN_E4M3 / IN_F32 / IN_F64, OUT_ the same but E4M3, ACC_T; GM GN
 // GK A_TRANS B_TRANS; ALPHA BETA HAS_C; EPI_BIAS EPI_GELU EPI_SILU; C_PTR and
 // BIAS_PTR (the kernel's parameters, or null); TILE_M BN GROUP_M (tiles of
 // GROUP_M rows of tiles are visited together, so their B columns stay in
@@ -20,6 +20,16 @@ __device__ __forceinline__ acc_t in_to_acc(in_t v)
     float f;
     asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
     return f;
+}
+#elif IN_E4M3
+typedef unsigned char in_t;
+// fp8 e4m3: 1 sign, 4 exponent (bias 7), 3 mantissa bits; S.1111.111 is NaN
+__device__ __forceinline__ acc_t in_to_acc(in_t v)
+{
+    const unsigned e = (v >> 3) & 15, m = v & 7;
+    const float mag = e == 15 && m == 7 ? __int_as_float(0x7fc00000)
+                      : e ? __uint_as_float((e + 120) << 23 | m << 20) : (float)m * 0.001953125f;
+    return v & 0x80 ? -mag : mag;
 }
 #elif IN_F32
 typedef float in_t;

@@ -1,4 +1,4 @@
-// gemm_wgmma.cu - the sm_90a GEMM for bf16 and f16 inputs with f32
+// gemm_wgmma.cu - the sm_90a GEMM for bf16, f16 and e4m3 inputs with f32
 // accumulation, A stored M x K and B stored N x K (both K-major). A
 // persistent kernel: each block (or cluster of CLUSTER blocks) walks the
 // tiles in the order of tile_coords, a stride of the grid apart. A producer
@@ -8,21 +8,22 @@
 // atoms) into a STAGES-deep ring of shared buffers; it runs ahead into the
 // next tile while the consumers store the last one. BM/64 consumer
 // warpgroups each multiply their 64 rows with wgmma.mma_async m64nBNk16
-// straight from shared memory, keeping one group of MMAs in flight while
+// (k32 for e4m3) straight from shared memory, keeping one group of MMAs in flight while
 // waiting for the next slice. In a cluster of two, the blocks take
 // vertically adjacent tiles, which share B: each loads half of the B slice
 // and the TMA multicasts it to both. Two mbarriers per stage: `full` (the
 // stage's bytes arrived) and `empty` (every consumer warp of the cluster is
 // done with it). Defined above gemm_common.cuh: BM BN BK STAGES THREADS
-// CLUSTER TILE_M (= BM CLUSTER) PARAMS, SWIZZLE_MODE (the descriptor's: 1
-// for 128-byte, 2 for 64-byte atoms), and wgmma_k16 (one m64nBNk16 on BN/2
-// accumulators, generated for BN).
+// CLUSTER TILE_M (= BM CLUSTER) PARAMS, IN_BYTES (of an input element),
+// SWIZZLE_MODE (the descriptor's: 1 for 128-byte, 2 for 64-byte atoms); and
+// wgmma_step (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
 
 struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUtensorMap
 
 #define CONSUMERS (BM / 64)
-#define A_BYTES (BM * BK * 2)
-#define B_BYTES (BN * BK * 2)
+#define ROW_BYTES (BK * IN_BYTES)   // of a slice's row: 64 or 128, the swizzle atom's width
+#define A_BYTES (BM * ROW_BYTES)
+#define B_BYTES (BN * ROW_BYTES)
 #define B_PART_ROWS (BN / CLUSTER)   // rows of B each block of a cluster loads
 #define STAGE_BYTES (A_BYTES + B_BYTES)
 // a stage is released by one arrival of every consumer warp of the cluster
@@ -31,10 +32,10 @@ struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUten
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
 // A K-major operand in shared memory, swizzled: eight rows of BK elements
-// (one swizzle atom) every 8 * BK * 2 bytes; the leading offset is unused.
+// (one swizzle atom) every 8 * ROW_BYTES bytes; the leading offset is unused.
 __device__ __forceinline__ unsigned long long operand_desc(unsigned addr)
 {
-    return (unsigned long long)((addr & 0x3ffff) >> 4) | 1ull << 16 | (unsigned long long)((8 * BK * 2) >> 4) << 32 |
+    return (unsigned long long)((addr & 0x3ffff) >> 4) | 1ull << 16 | (unsigned long long)((8 * ROW_BYTES) >> 4) << 32 |
            (unsigned long long)SWIZZLE_MODE << 62;
 }
 
@@ -128,7 +129,7 @@ __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned r
             asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(STAGE_BYTES) : "memory");
             tma_load(stage, map_a, t * BK, row_a, full);
 #if CLUSTER > 1
-            tma_load_multicast(stage + A_BYTES + rank * B_PART_ROWS * BK * 2, map_b, t * BK, row_b, full);
+            tma_load_multicast(stage + A_BYTES + rank * B_PART_ROWS * ROW_BYTES, map_b, t * BK, row_b, full);
 #else
             tma_load(stage + A_BYTES, map_b, t * BK, row_b, full);
 #endif
@@ -167,10 +168,11 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
         for (int t = 0; t < TILE_SLICES; ++t, ++it) {
             const unsigned s = it % STAGES, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * s, (it / STAGES) & 1);
-            const unsigned a = stage + wg * 64 * BK * 2, b = stage + A_BYTES;
+            const unsigned a = stage + wg * 64 * ROW_BYTES, b = stage + A_BYTES;
             asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
-            for (int kk = 0; kk < BK; kk += 16) wgmma_k16(d, operand_desc(a + kk * 2), operand_desc(b + kk * 2));
+            for (int kk = 0; kk < BK; kk += K_STEP)
+                wgmma_step(d, operand_desc(a + kk * IN_BYTES), operand_desc(b + kk * IN_BYTES));
             asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
             // the previous slice's MMAs are done: its stage can be refilled while this one runs
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");

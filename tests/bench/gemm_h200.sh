@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # gemm_h200.sh - the GEMM benchmark on a GPU host: calibrates the device (the
 # tensor-core ceiling included), tunes gemm (layout nt: A M x K, B stored
-# N x K, as a linear layer's weights) on the issue's bf16 shapes and
+# N x K, as a linear layer's weights) on the issue's bf16 shapes, the two
+# large ones in fp8 (e4m3 inputs, f32 accumulation, bf16 output) as well, and
 # conv2d on two ResNet-50 layers with a modest budget each, measures cuBLAS
-# (torch.matmul) and cuDNN (conv2d, benchmark mode) through PyTorch in the
-# same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
+# (torch.matmul; torch._scaled_mm for fp8) and cuDNN (conv2d, benchmark mode)
+# through PyTorch in the same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
 # the ratio to cuBLAS/cuDNN and the fraction of the calibrated ceiling.
 # Every tessera number is of a kernel verified against the float64 reference
 # (sampled rows and columns for the large shapes).
@@ -41,21 +42,25 @@ out=${out:-data/bench/gemm-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
-# anchor case (gemm_torch.py's), operator with attributes, shape
+# anchor case (gemm_torch.py's), operator with attributes, shape[, dtypes: bf16,f32,bf16 when not given]
 cases=(
     "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192"
     "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096"
     "gemm:4096x14336x4096|gemm:layout=nt|4096x14336x4096"
+    "gemm_fp8:8192x8192x8192|gemm:layout=nt|8192x8192x8192|e4m3,f32,bf16"
+    "gemm_fp8:4096x14336x4096|gemm:layout=nt|4096x14336x4096|e4m3,f32,bf16"
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
     "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
     "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
     "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64"
     "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64"
 )
-if [ "$quick" = 1 ]; then unset 'cases[7]'; fi
+if [ "$quick" = 1 ]; then unset 'cases[9]'; fi
 if [ -n "$only" ]; then
     selected=()
-    for c in "${cases[@]}"; do [[ ${c%%|*} =~ $only ]] && selected+=("$c"); done
+    for c in "${cases[@]}"; do
+        if [[ ${c%%|*} =~ $only ]]; then selected+=("$c"); fi
+    done
     [ ${#selected[@]} -gt 0 ] || { echo "gemm_h200.sh: error: no case matches --only '$only'" >&2; exit 2; }
     cases=("${selected[@]}")
 fi
@@ -75,10 +80,11 @@ fi
 : > "$out/tessera.jsonl"
 failed=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r anchor op shape <<< "$c"
-    echo "== tune $op $shape (${seconds} s)" >&2
+    IFS='|' read -r anchor op shape dtypes <<< "$c"
+    dtypes=${dtypes:-bf16,f32,bf16}
+    echo "== tune $op $shape $dtypes (${seconds} s)" >&2
     echo "# $anchor" >> "$out/tessera.jsonl"
-    if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16,f32,bf16 --backend cuda --budget "$budget" \
+    if ! "$tessera" tune "$op" --shape "$shape" --dtype "$dtypes" --backend cuda --budget "$budget" \
             --seconds "$seconds" "${fix[@]}" --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "gemm_h200.sh: tune $op $shape failed (see $out/tune.log)" >&2
         failed=1

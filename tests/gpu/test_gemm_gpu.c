@@ -4,7 +4,8 @@
  * largest and random configs of f32 and f64 gemm (simt), bf16 and f16 gemm
  * over the four layouts with C and the epilogues on shapes with remainders
  * and on a skinny task (M = 16), on an H200 the wgmma path (layout nt;
- * first, with clusters of one and two blocks, on more tiles than SMs),
+ * first, with clusters of one and two blocks, on more tiles than SMs, in
+ * bf16, f16 and e4m3),
  * and bf16 convolutions (3x3, 3x3 with stride
  * 2, 1x1), verified by the hardware evaluator against the float64
  * reference.
@@ -50,6 +51,9 @@ int main(void) {
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", wide, 3, "layout=nt,beta=0.5", "wgmma,cluster=2", rng);
+        /* e4m3 with per-tensor scales (their product as alpha), k32 MMAs */
+        check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,bf16", wide, 3, "layout=nt,alpha=0.375", "wgmma,cluster=1", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,f32", wide, 3, "layout=nt,beta=0.5,epilogue=bias", "wgmma,cluster=2", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);

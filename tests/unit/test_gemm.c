@@ -5,7 +5,9 @@
  *     hand;
  *   - tasks: keys, buffers (C only when beta is not 0, bias only for its
  *     epilogue), the tolerance growing with K, refused shapes, dtypes and
- *     filters with a message;
+ *     filters with a message; e4m3 inputs for gemm only, not on the cpu;
+ *   - the e4m3 dtype: rounding to nearest even, subnormals, saturation at
+ *     448, and every finite byte stored back unchanged;
  *   - large tasks: the reference samples two elements of every row and one
  *     of every column and leaves the others NaN; verification accepts the
  *     sample's values, rejects one sampled element off by 100x its
@@ -137,6 +139,49 @@ static void check_tasks(void) {
     CHECK(d.m == 2 * 4 * 4 && d.n == 32 && d.k == 9 * 16 && d.b_trans && d.out_h == 4 && d.out_w == 4);
 }
 
+static void check_e4m3_tasks(void) {
+    const int64_t shape[3] = {64, 32, 256};
+    tess_task t = make_task(&tess_op_gemm, "fp8,f32,bf16", shape, 3, "layout=nt");
+    CHECK(t.dtype == TESS_E4M3 && tess_gemm_compute_unit(&tess_op_gemm, &t) == TESS_CEILING_MMA_FP8);
+    tess_buffer_list l = {0};
+    CHECK_OK(tess_gemm_buffers(&tess_op_gemm, &t, &l));
+    CHECK(l.n == 3 && tess_buffer_bytes(&l.spec[0]) == 64 * 256 && tess_buffer_bytes(&l.spec[2]) == 64 * 32 * 2);
+    tess_buffer_list_free(&l);
+    tess_space *s = NULL;
+    CHECK(tess_op_space(&tess_op_gemm, &t, &cpu_dev, &s) == TESS_ERR_UNAVAILABLE && strstr(tess_errmsg(), "cuda"));
+    tess_task bad;
+    CHECK(tess_op_make_task(&tess_op_gemm, TESS_E4M3, TESS_F32, TESS_F16, shape, 3, NULL, &bad) == TESS_ERR_ARG &&
+          strstr(tess_errmsg(), "e4m3,f32,bf16"));
+    const int64_t image[5] = {2, 8, 8, 16, 32};
+    CHECK(tess_op_make_task(&tess_op_conv2d, TESS_E4M3, TESS_F32, TESS_BF16, image, 5, NULL, &bad) == TESS_ERR_ARG &&
+          strstr(tess_errmsg(), "gemm only"));
+}
+
+static void check_e4m3_values(void) {
+    /* value stored -> value read: nearest even, subnormals in steps of 2^-9, saturation */
+    static const double cases[][2] = {
+        {448, 448},       {500, 448},     {-1e9, -448}, {0.3, 0.3125},      {1.0625, 1.0},     {1.1875, 1.25},
+        {248, 256},       {0x1p-9, 0x1p-9}, {3 * 0x1p-10, 0x1p-8}, {0x1p-11, 0}, {-2.5, -2.5}, {0x1p-6, 0x1p-6},
+    };
+    uint8_t byte;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tess_dtype_store(&byte, TESS_E4M3, 0, cases[i][0]);
+        CHECK_MSG(tess_dtype_load(&byte, TESS_E4M3, 0) == cases[i][1], "e4m3 of %g reads %g, not %g", cases[i][0],
+                  tess_dtype_load(&byte, TESS_E4M3, 0), cases[i][1]);
+    }
+    int finite = 0;
+    for (int b = 0; b < 256; b++) {
+        const uint8_t v = (uint8_t)b;
+        const double x = tess_dtype_load(&v, TESS_E4M3, 0);
+        CHECK_MSG(isnan(x) == ((b & 0x7f) == 0x7f), "e4m3 byte 0x%02x reads %g", b, x);
+        if (isnan(x)) continue;
+        finite++;
+        tess_dtype_store(&byte, TESS_E4M3, 0, x);
+        CHECK_MSG(byte == v || (x == 0 && (byte & 0x7f) == 0), "e4m3 byte 0x%02x (%g) stores as 0x%02x", b, x, byte);
+    }
+    CHECK(finite == 254 && tess_dtype_size(TESS_E4M3) == 1 && strcmp(tess_dtype_name(TESS_E4M3), "e4m3") == 0);
+}
+
 /* ---- sampled references of large tasks ------------------------------------------ */
 
 static void check_sampled(void) {
@@ -215,6 +260,8 @@ int main(void) {
     check_gemm_reference();
     check_conv_reference();
     check_tasks();
+    check_e4m3_tasks();
+    check_e4m3_values();
     check_sampled();
     const int64_t odd[3] = {37, 29, 45}, deep[3] = {5, 70, 300};
     check_cpu(&tess_op_gemm, "f32", odd, 3, NULL, rng);

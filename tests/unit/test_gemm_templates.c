@@ -53,10 +53,12 @@ static bool compile_config(const tess_backend_ops *be, const tess_device *dev, c
     return true;
 }
 
-/* The default and `samples` random configs of each path of a task (the first
- * expect_paths of simt, mma, wgmma are offered); false if skipped. */
+enum { SIMT = 1, MMA = 2, WGMMA = 4 };
+
+/* The default and `samples` random configs of each path of a task (`offered`:
+ * the paths, of SIMT, MMA and WGMMA, its space offers); false if skipped. */
 static bool compile_task(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const char *dtypes,
-                         const int64_t *shape, int ndim, const char *attrs, int expect_paths, int samples,
+                         const int64_t *shape, int ndim, const char *attrs, int offered_paths, int samples,
                          gsl_rng *rng) {
     tess_dtype roles[TESS_ROLE_COUNT];
     CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
@@ -70,7 +72,7 @@ static bool compile_task(const tess_backend_ops *be, const tess_device *dev, con
         char pin[32];
         snprintf(pin, sizeof pin, "path=%s", paths[p]);
         const bool offered = tess_space_pin(s, pin) == TESS_OK;
-        CHECK_MSG(offered == (p < expect_paths), "%s %s %s: %s offered %d", op->name, dtypes, attrs ? attrs : "",
+        CHECK_MSG(offered == ((offered_paths >> p & 1) != 0), "%s %s %s: %s offered %d", op->name, dtypes, attrs ? attrs : "",
                   paths[p], offered);
         if (!offered) {
             tess_space_destroy(s);
@@ -93,26 +95,27 @@ static bool compile_task(const tess_backend_ops *be, const tess_device *dev, con
 /* On an A100, the defaults of the tensor-core tasks. */
 static bool compile_sm80(const tess_backend_ops *be, const tess_device *dev, gsl_rng *rng) {
     const int64_t square[] = {256, 256, 256}, conv3[] = {2, 14, 14, 64, 64};
-    bool ran = compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=nt", 2, 0, rng);
-    return ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv3, 5, NULL, 2, 0, rng);
+    bool ran = compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=nt", SIMT | MMA, 0, rng);
+    return ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv3, 5, NULL, SIMT | MMA, 0, rng);
 }
 
 static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int samples, gsl_rng *rng) {
     const int64_t odd[] = {33, 17, 40}, square[] = {256, 256, 256}, skinny[] = {16, 4096, 4096};
     const int64_t conv3[] = {2, 14, 14, 64, 64}, conv1[] = {2, 7, 7, 256, 64}, conv_odd[] = {1, 9, 9, 3, 8};
-    bool ran = compile_task(be, dev, &tess_op_gemm, "f32", odd, 3, "layout=tt,beta=1", 1, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "f64", square, 3, "epilogue=gelu", 1, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, NULL, 2, 0, rng);
+    bool ran = compile_task(be, dev, &tess_op_gemm, "f32", odd, 3, "layout=tt,beta=1", SIMT, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "f64", square, 3, "epilogue=gelu", SIMT, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, NULL, SIMT | MMA, 0, rng);
     const int64_t llm[] = {4096, 14336, 4096}, decode[] = {16, 4096, 4096};
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", llm, 3, "layout=nt", 3, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", decode, 3, "layout=nt,epilogue=gelu", 3, 0, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=tn,epilogue=bias", 2, 0, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "f16,f32,f32", square, 3, "layout=nt,epilogue=silu", 3, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=tt,beta=0.5", 2, 0, rng);
-    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, NULL, 1, samples, rng);   /* K = 40, N = 17 */
-    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, 2, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", 2, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", 1, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", llm, 3, "layout=nt", SIMT | MMA | WGMMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", decode, 3, "layout=nt,epilogue=gelu", SIMT | MMA | WGMMA, 0, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=tn,epilogue=bias", SIMT | MMA, 0, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "f16,f32,f32", square, 3, "layout=nt,epilogue=silu", SIMT | MMA | WGMMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "e4m3,f32,bf16", llm, 3, "layout=nt", WGMMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=tt,beta=0.5", SIMT | MMA, 0, rng);
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, NULL, SIMT, samples, rng);   /* K = 40, N = 17 */
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, SIMT | MMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", SIMT | MMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", SIMT, samples, rng);
     return ran;
 }
 
