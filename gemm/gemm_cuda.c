@@ -121,6 +121,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "stages", 4, stages, 2);
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
     if (!st) st = tess_space_add(s, "cluster", 2, clusters, 0);
+    if (!st) st = tess_space_set_optional(s, "cluster", 1);   /* configs recorded before it stay readable */
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "

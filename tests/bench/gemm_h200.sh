@@ -16,14 +16,14 @@
 #   --budget   evaluations per case at most (default 24)
 #   --quick    the GEMM shapes and one convolution only
 #   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
-#   --fix      parameters held for every case's search (tessera tune --fix)
+#   --fix      passed to every tune (a sub-space: path=wgmma,cluster=2)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-seconds=20 budget=24 out="" calibrate=1 quick=0 only="" fix=()
+seconds=20 budget=24 out="" calibrate=1 quick=0 only="" fix=""
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --skip-calibrate) calibrate=0; shift ;;
     --quick) quick=1; shift ;;
     --only) only=${2:?--only needs a regex}; shift 2 ;;
-    --fix) fix=(--fix "${2:?--fix needs NAME=VALUE,...}"); shift 2 ;;
+    --fix) fix=${2:?--fix needs a value}; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "gemm_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -85,7 +85,7 @@ for c in "${cases[@]}"; do
     echo "== tune $op $shape $dtypes (${seconds} s)" >&2
     echo "# $anchor" >> "$out/tessera.jsonl"
     if ! "$tessera" tune "$op" --shape "$shape" --dtype "$dtypes" --backend cuda --budget "$budget" \
-            --seconds "$seconds" "${fix[@]}" --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+            --seconds "$seconds" ${fix:+--fix "$fix"} --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "gemm_h200.sh: tune $op $shape failed (see $out/tune.log)" >&2
         failed=1
     fi
