@@ -18,6 +18,10 @@
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
  *   cluster     wgmma: blocks per cluster (1 or 2), taking vertically adjacent
  *               tiles whose shared B slices the TMA multicasts; others: 1
+ *   promote     e4m3 only: slices of K after which the tensor cores' sums
+ *               are added into f32 registers and restarted (0: never). Their
+ *               fp8 accumulator keeps about 14 bits, too few for long sums;
+ *               the registers of a second accumulator hold bn to 128
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +34,7 @@ extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER };
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_PROMOTE };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
 static const char *const path_names[] = {"simt", "mma", "wgmma"};
 
@@ -59,6 +63,7 @@ static bool legal(const double *v, void *user) {
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
     const int path = (int)v[P_PATH] + l->first_path;
     if (path != PATH_WGMMA && v[P_CLUSTER] != 1) return false;
+    if (l->in_bytes == 1 && v[P_PROMOTE] > 0 && bn > 128) return false;
     if (path == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
@@ -109,7 +114,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     /* slices of K in elements: e4m3's twice as many for the same bytes */
     const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
                  slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
-                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2};
+                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2}, promotes[] = {0, 1, 2, 4};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     st = tess_space_add_labels(s, "path", npaths, path_names + first, npaths - 1);
@@ -122,12 +127,13 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
     if (!st) st = tess_space_add(s, "cluster", 2, clusters, 0);
     if (!st) st = tess_space_set_optional(s, "cluster", 1);   /* configs recorded before it stay readable */
+    if (!st && fp8) st = tess_space_add(s, "promote", 4, promotes, 1);
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
-                                            "shared memory within the device's");
+                                            "promote: bn <= 128; shared memory within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -199,10 +205,13 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
     double v[TESS_MAX_PARAMS];
-    if (tess_space_nparams(s) != P_CLUSTER + 1 || tess_space_param_index(s, "cluster") != P_CLUSTER)
+    const bool fp8 = d.in == TESS_E4M3;
+    if (tess_space_nparams(s) != P_CLUSTER + 1 + fp8 || tess_space_param_index(s, "cluster") != P_CLUSTER ||
+        (fp8 && tess_space_param_index(s, "promote") != P_PROMOTE))
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
     tess_space_values(s, c, v);
-    const int path = (int)v[P_PATH] + first_path(&d), bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER];
+    const int path = (int)v[P_PATH] + first_path(&d), bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER],
+              promote = fp8 ? (int)v[P_PROMOTE] : 0;
     if (path == PATH_MMA && !has_mma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
@@ -245,8 +254,8 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     if (path == PATH_WGMMA)
-        tess_strbuf_printf(&b, "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n", layout.in_bytes,
-                           bk * layout.in_bytes == 128 ? 1 : 2);
+        tess_strbuf_printf(&b, "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n", layout.in_bytes,
+                           bk * layout.in_bytes == 128 ? 1 : 2, promote);
     params_macros(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);

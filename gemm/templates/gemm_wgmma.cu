@@ -15,8 +15,10 @@
 // stage's bytes arrived) and `empty` (every consumer warp of the cluster is
 // done with it). Defined above gemm_common.cuh: BM BN BK STAGES THREADS
 // CLUSTER TILE_M (= BM CLUSTER) PARAMS, IN_BYTES (of an input element),
-// SWIZZLE_MODE (the descriptor's: 1 for 128-byte, 2 for 64-byte atoms); and
-// wgmma_step (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
+// SWIZZLE_MODE (the descriptor's: 1 for 128-byte, 2 for 64-byte atoms),
+// PROMOTE (0, or every how many slices the MMAs' sums are added into f32
+// registers: the fp8 MMAs accumulate with about 14 bits); and wgmma_step
+// (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
 
 struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUtensorMap
 
@@ -165,6 +167,13 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
         float d[BN / 2];
 #pragma unroll
         for (int i = 0; i < BN / 2; ++i) d[i] = 0;
+#if PROMOTE
+        float sum[BN / 2];
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) sum[i] = 0;
+#else
+        float (&sum)[BN / 2] = d;
+#endif
         for (int t = 0; t < TILE_SLICES; ++t, ++it) {
             const unsigned s = it % STAGES, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * s, (it / STAGES) & 1);
@@ -177,6 +186,16 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
             // the previous slice's MMAs are done: its stage can be refilled while this one runs
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             if (t > 0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
+#if PROMOTE
+            if ((t + 1) % PROMOTE == 0 || t + 1 == TILE_SLICES) {
+                asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+#pragma unroll
+                for (int i = 0; i < BN / 2; ++i) {
+                    sum[i] += d[i];
+                    d[i] = 0;
+                }
+            }
+#endif
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
@@ -186,8 +205,8 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
         for (int i = 0; i < BN / 8; ++i)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store_pair(D, Cm, bias, row + h * 8, n0 + 8 * i + (lane % 4) * 2, d[4 * i + 2 * h],
-                           d[4 * i + 2 * h + 1]);
+                store_pair(D, Cm, bias, row + h * 8, n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h],
+                           sum[4 * i + 2 * h + 1]);
     }
 }
 

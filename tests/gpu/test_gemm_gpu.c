@@ -51,9 +51,12 @@ int main(void) {
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", wide, 3, "layout=nt,beta=0.5", "wgmma,cluster=2", rng);
-        /* e4m3 with per-tensor scales (their product as alpha), k32 MMAs */
+        /* e4m3 with per-tensor scales (their product as alpha), k32 MMAs; a long K, sampled, whose sums the
+         * kernel moves from the tensor cores' accumulator into f32 every slice */
+        const int64_t deep[3] = {384, 512, 4096};
         check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,bf16", wide, 3, "layout=nt,alpha=0.375", "wgmma,cluster=1", rng);
         check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,f32", wide, 3, "layout=nt,beta=0.5,epilogue=bias", "wgmma,cluster=2", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,f32", deep, 3, "layout=nt", "wgmma,promote=1", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);
