@@ -6,8 +6,9 @@
  *               mma (templates/gemm_mma.cu: sm_80 mma.sync, bf16/f16 inputs,
  *               offered when every operand is read in 16-byte chunks) or
  *               wgmma (templates/gemm_wgmma.cu: sm_90a warpgroup MMA fed by
- *               TMA, bf16/f16/e4m3 gemm with A and B K-major: layout nt; a
- *               persistent kernel, one block per SM; the only path of e4m3)
+ *               TMA, bf16/f16/e4m3 gemm with A and B K-major: layout nt, and
+ *               bf16/f16 conv2d of stride 1; a persistent kernel, one block
+ *               per SM; the only path of e4m3)
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
  *               (wgmma: rows of 64 or 128 bytes, the TMA's swizzle atoms)
  *   wm, wn      warps along M and N; mma: each owns (bm/wm) x (bn/wn) of the
@@ -23,6 +24,7 @@
  *               fp8 accumulator keeps about 14 bits, too few for long sums;
  *               the registers of a second accumulator hold bn to 128
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
@@ -44,6 +46,7 @@ typedef struct cuda_limits {
     int acc_bytes;       /* 4 or 8 */
     int in_bytes;        /* 1 (e4m3), 2, 4 or 8 */
     int first_path;      /* the path of the space's first label */
+    double window_channels;   /* a convolution read in windows (conv_window): its channels, which bk divides; else 0 */
     bool a_trans, b_trans;
 } cuda_limits;
 
@@ -64,6 +67,7 @@ static bool legal(const double *v, void *user) {
     const int path = (int)v[P_PATH] + l->first_path;
     if (path != PATH_WGMMA && v[P_CLUSTER] != 1) return false;
     if (l->in_bytes == 1 && v[P_PROMOTE] > 0 && bn > 128) return false;
+    if (path == PATH_WGMMA && l->window_channels > 0 && fmod(l->window_channels, bk) != 0) return false;
     if (path == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
@@ -91,11 +95,31 @@ static bool has_mma(const tess_gemm_desc *d, const tess_device *dev) {
     return (d->in == TESS_BF16 || d->in == TESS_F16) && dev->cc_major >= 8 && chunks_aligned(d);
 }
 
-/* TMA loads rows of K elements of A and B: both K-major, row strides of 16 bytes' multiples. */
+/* wgmma reads a 1x1 convolution without padding as the GEMM of x (M x C) and w; any other in windows of x. */
+static bool conv_window(const tess_gemm_desc *d) { return d->conv && !(d->filter == 1 && d->pad == 0); }
+
+/* TMA loads rows of K elements of A and B: both K-major, row strides of 16 bytes' multiples; a convolution
+ * of stride 1 (the TMA's boxes take every pixel), in windows with slices of 32 or 64 channels of one tap. */
 static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
     const bool inputs = d->in == TESS_E4M3 ? d->k % 16 == 0 : has_mma(d, dev) && d->k % 8 == 0;
-    return inputs && dev->cc_major == 9 && !d->conv && !d->a_trans && d->b_trans && d->m < (1LL << 31) &&
-           d->n < (1LL << 31);
+    return inputs && dev->cc_major == 9 && (!d->conv || d->stride == 1) && (!conv_window(d) || d->channels % 32 == 0) &&
+           !d->a_trans && d->b_trans && d->m < (1LL << 31) && d->n < (1LL << 31);
+}
+
+/* A convolution's tile of bm output pixels: tile_h rows of tile_w (powers of two), the fewest pixels computed
+ * in all (the widest of equals: longer runs of x per box row). */
+static int conv_tile_w(const tess_gemm_desc *d, int bm) {
+    int best = 1;
+    double best_pixels = INFINITY;
+    for (int w = 1; w <= bm && w <= 256; w *= 2) {
+        const int h = bm / w;
+        const double pixels = ceil((double)d->out_h / h) * h * ceil((double)d->out_w / w) * w;
+        if (h <= 256 && pixels <= best_pixels) {
+            best = w;
+            best_pixels = pixels;
+        }
+    }
+    return best;
 }
 
 tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
@@ -110,7 +134,8 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                           op->name);
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
                                 .acc_bytes = (int)tess_dtype_size(d.acc), .in_bytes = (int)tess_dtype_size(d.in),
-                                .first_path = first, .a_trans = d.a_trans, .b_trans = d.b_trans};
+                                .first_path = first, .window_channels = conv_window(&d) ? (double)d.channels : 0,
+                                .a_trans = d.a_trans, .b_trans = d.b_trans};
     /* slices of K in elements: e4m3's twice as many for the same bytes */
     const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
                  slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
@@ -133,7 +158,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
-                                            "promote: bn <= 128; shared memory within the device's");
+                                            "promote: bn <= 128; a convolution's bk divides its channels; shared memory within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -197,6 +222,19 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
         m->swizzle = bk * (int)tess_dtype_size(d->in);
     }
     out->ntensor_maps = 2;
+    if (!conv_window(d)) return;
+    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels */
+    tess_tensor_map *m = &out->tensor_map[0];
+    const int64_t e = (int64_t)tess_dtype_size(d->in), tile_w = conv_tile_w(d, bm);
+    m->rank = 4;
+    const uint64_t dims[4] = {(uint64_t)d->channels, (uint64_t)d->width, (uint64_t)d->height, (uint64_t)d->batch};
+    memcpy(m->dims, dims, sizeof dims);
+    m->strides[0] = (uint64_t)(d->channels * e);
+    m->strides[1] = (uint64_t)(d->width * d->channels * e);
+    m->strides[2] = (uint64_t)(d->height * d->width * d->channels * e);
+    m->box[1] = (uint32_t)tile_w;
+    m->box[2] = (uint32_t)(bm / tile_w);
+    m->box[3] = 1;
 }
 
 tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
@@ -216,10 +254,15 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
     if (path == PATH_WGMMA && !has_wgmma(&d, dev))
-        return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt on sm_90", op->name);
+        return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 on sm_90", op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
-    /* a cluster's blocks share a tile of cluster * bm rows */
-    const int64_t tiles = ((d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster)) * ((d.n + bn - 1) / bn);
+    /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */
+    const bool window = path == PATH_WGMMA && conv_window(&d);
+    const int tile_w = window ? conv_tile_w(&d, bm) : 0, tile_h = window ? bm / tile_w : 0;
+    const int64_t tiles_p = window ? (d.out_h + tile_h - 1) / tile_h : 0, tiles_q = window ? (d.out_w + tile_w - 1) / tile_w : 0;
+    const int64_t tiles_m = window ? (d.batch * tiles_p * tiles_q + cluster - 1) / cluster
+                                   : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
+    const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
     if (tiles > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)tiles);
     /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking tiles a grid apart */
     const int64_t sms = dev->units > 0 ? dev->units : 1;
@@ -254,8 +297,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     if (path == PATH_WGMMA)
-        tess_strbuf_printf(&b, "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n", layout.in_bytes,
-                           bk * layout.in_bytes == 128 ? 1 : 2, promote);
+        tess_strbuf_printf(&b, "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n#define CONV_WINDOW %d\n",
+                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window);
+    if (window)
+        tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
+                           tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
     params_macros(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);

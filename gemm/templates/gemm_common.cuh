@@ -103,10 +103,15 @@ __device__ __forceinline__ acc_t load_b(const in_t *B, long long k, long long n)
     return in_to_acc(B[B_TRANS ? n * GK + k : k * GN + n]);
 }
 
-// The tile of D (TILE_M x BN) numbered `b`, GROUP_M rows of tiles at a time.
+#ifndef TILES_M
+// rows of tiles; the generator counts them where they are not TILE_M rows of D (a convolution's pixel tiles)
+#define TILES_M ((GM + TILE_M - 1) / TILE_M)
+#endif
+
+// The tile of D (TILE_M x BN) numbered `b`, GROUP_M rows of tiles at a time (m0: TILE_M times its row of tiles).
 __device__ __forceinline__ void tile_coords(unsigned b, long long *m0, long long *n0)
 {
-    const unsigned tiles_m = (GM + TILE_M - 1) / TILE_M, tiles_n = (GN + BN - 1) / BN;
+    const unsigned tiles_m = TILES_M, tiles_n = (GN + BN - 1) / BN;
     const unsigned per_group = GROUP_M * tiles_n, first = b / per_group * GROUP_M;
     const unsigned rows = tiles_m - first < GROUP_M ? tiles_m - first : GROUP_M;
     *m0 = (long long)(first + b % per_group % rows) * TILE_M;

@@ -19,6 +19,15 @@
 // PROMOTE (0, or every how many slices the MMAs' sums are added into f32
 // registers: the fp8 MMAs accumulate with about 14 bits); and wgmma_step
 // (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
+//
+// A convolution (stride 1) is the GEMM of its im2col view. A 1x1 filter
+// without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
+// gives each block BM output pixels of one image, TILE_H rows of TILE_W,
+// and loads, for each filter tap and slice of BK channels, the box of x
+// those pixels read (a 4D tensor map over x: channels, columns, rows,
+// images), whose coordinates outside the image the TMA fills with zeros:
+// the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
+// image's output) and TILES_M (tile rows in tile_coords).
 
 struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUtensorMap
 
@@ -113,8 +122,32 @@ __device__ __forceinline__ void tma_load_multicast(unsigned dst, const tensor_ma
 #endif
 
 // The tiles of D the block computes: cluster tiles of TILE_M x BN, a grid's stride apart; the block's BM rows of it.
-#define CLUSTER_TILES ((unsigned)((GM + TILE_M - 1) / TILE_M) * (unsigned)((GN + BN - 1) / BN))
+#define CLUSTER_TILES ((unsigned)TILES_M * (unsigned)((GN + BN - 1) / BN))
 #define TILE_SLICES ((int)((GK + BK - 1) / BK))
+
+#if CONV_WINDOW
+// Output pixels of block tile `bt`: its image and the first row and column of its TILE_H x TILE_W.
+struct pixel_tile {
+    int img, p0, q0;
+};
+
+__device__ __forceinline__ pixel_tile pixel_tile_of(unsigned bt)
+{
+    pixel_tile px;
+    px.img = (int)(bt / (TILES_P * TILES_Q));
+    px.p0 = (int)(bt / TILES_Q % TILES_P) * TILE_H;
+    px.q0 = (int)(bt % TILES_Q) * TILE_W;
+    return px;
+}
+
+__device__ __forceinline__ void tma_load_4d(unsigned dst, const tensor_map *map, int c, int x, int y, int img, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6];"
+                 ::"r"(dst), "l"((unsigned long long)map), "r"(c), "r"(x), "r"(y), "r"(img), "r"(bar)
+                 : "memory");
+}
+#endif
 
 // The producer thread: every slice of every tile into the ring.
 __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned rank, const tensor_map *map_a,
@@ -125,11 +158,20 @@ __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned r
         long long m0, n0;
         tile_coords(tile, &m0, &n0);
         const int row_a = (int)(m0 + rank * BM), row_b = (int)(n0 + rank * B_PART_ROWS);
+#if CONV_WINDOW
+        const pixel_tile px = pixel_tile_of(row_a / BM);
+#endif
         for (int t = 0; t < TILE_SLICES; ++t, ++it) {
             const unsigned s = it % STAGES, full = bars + 8 * s, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
             asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(STAGE_BYTES) : "memory");
+#if CONV_WINDOW
+            // slice t: filter tap t / (CH / BK), channels from t % (CH / BK) * BK; B's columns t * BK on
+            const int tap = t / (int)(CH / BK);
+            tma_load_4d(stage, map_a, t % (int)(CH / BK) * BK, px.q0 + tap % FS - PAD, px.p0 + tap / FS - PAD, px.img, full);
+#else
             tma_load(stage, map_a, t * BK, row_a, full);
+#endif
 #if CLUSTER > 1
             tma_load_multicast(stage + A_BYTES + rank * B_PART_ROWS * ROW_BYTES, map_b, t * BK, row_b, full);
 #else
@@ -200,13 +242,24 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
         // accumulator 4i + q: row 16 warp + lane/4 (+8 for q >= 2), column 8i + 2 (lane%4) + q%2
-        const long long row = m0 + rank * BM + wg * 64 + warp * 16 + lane / 4;
+        const int tile_row = wg * 64 + warp * 16 + lane / 4;
+        long long rows[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#if CONV_WINDOW
+            // the pixel of the tile's row; GM (nothing stored) outside the image
+            const pixel_tile px = pixel_tile_of((unsigned)(m0 / BM) + rank);
+            const int p = px.p0 + (tile_row + 8 * h) / TILE_W, q = px.q0 + (tile_row + 8 * h) % TILE_W;
+            rows[h] = p < OUT_P && q < OUT_Q ? ((long long)px.img * OUT_P + p) * OUT_Q + q : GM;
+#else
+            rows[h] = m0 + rank * BM + tile_row + 8 * h;
+#endif
+        }
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i)
 #pragma unroll
             for (int h = 0; h < 2; ++h)
-                store_pair(D, Cm, bias, row + h * 8, n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h],
-                           sum[4 * i + 2 * h + 1]);
+                store_pair(D, Cm, bias, rows[h], n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h], sum[4 * i + 2 * h + 1]);
     }
 }
 

@@ -5,7 +5,8 @@
  * over the four layouts with C and the epilogues on shapes with remainders
  * and on a skinny task (M = 16), on an H200 the wgmma path (layout nt;
  * first, with clusters of one and two blocks, on more tiles than SMs, in
- * bf16, f16 and e4m3),
+ * bf16, f16 and e4m3; convolutions of stride 1 with 1x1, 3x3 and 5x5
+ * filters),
  * and bf16 convolutions (3x3, 3x3 with stride
  * 2, 1x1), verified by the hardware evaluator against the float64
  * reference.
@@ -57,6 +58,13 @@ int main(void) {
         check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,bf16", wide, 3, "layout=nt,alpha=0.375", "wgmma,cluster=1", rng);
         check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,f32", wide, 3, "layout=nt,beta=0.5,epilogue=bias", "wgmma,cluster=2", rng);
         check_path(cuda, &dev, &tess_op_gemm, "e4m3,f32,f32", deep, 3, "layout=nt", "wgmma,promote=1", rng);
+        /* convolutions: windows of x (padding, image edges inside tiles, clusters), and 1x1 as a GEMM */
+        const int64_t conv_pad[5] = {2, 14, 14, 64, 64}, conv_odd[5] = {3, 9, 11, 32, 48}, conv_valid[5] = {2, 10, 12, 64, 64},
+                      pointwise[5] = {3, 7, 7, 256, 64};
+        check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma", rng);
+        check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", conv_odd, 5, "epilogue=bias", "wgmma,cluster=2", rng);
+        check_path(cuda, &dev, &tess_op_conv2d, "f16,f32,f16", conv_valid, 5, "pad=0,filter=5", "wgmma,cluster=1", rng);
+        check_path(cuda, &dev, &tess_op_conv2d, "bf16,f32,bf16", pointwise, 5, "filter=1,pad=0", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);

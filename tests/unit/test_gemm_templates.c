@@ -2,7 +2,8 @@
  * test_gemm_templates.c - every CUDA path of gemm and conv2d compiles with
  * NVRTC for the architectures it claims, through the cuda backend's compile
  * op: on an H200 (sm_90) the default of each path (simt for f32 and f64;
- * simt and mma for bf16 and f16; wgmma as well for layout nt) and, for most tasks, a sampled config,
+ * simt and mma for bf16 and f16; wgmma as well for layout nt, e4m3 and convolutions of stride 1) and,
+ * for most tasks, a sampled config,
  * over the four layouts, the epilogues, C and convolutions; on an A100
  * (sm_80) the defaults of two tensor-core tasks. Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
@@ -113,7 +114,8 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_task(be, dev, &tess_op_gemm, "e4m3,f32,bf16", llm, 3, "layout=nt", WGMMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", skinny, 3, "layout=tt,beta=0.5", SIMT | MMA, 0, rng);
     ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, NULL, SIMT, samples, rng);   /* K = 40, N = 17 */
-    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, SIMT | MMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, SIMT | MMA | WGMMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv1, 5, "filter=1,pad=0", SIMT | MMA | WGMMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", SIMT | MMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", SIMT, samples, rng);
     return ran;
