@@ -19,6 +19,10 @@
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
  *   cluster     wgmma: blocks per cluster (1 or 2), taking vertically adjacent
  *               tiles whose shared B slices the TMA multicasts; others: 1
+ *   tma_store   wgmma: 1 stages each tile of D in shared memory (swizzled, no
+ *               bank conflicts) for the TMA to store while the next tile
+ *               starts; 0 stores from registers. Rows of D in 16-byte
+ *               multiples, not for a convolution read in windows
  *   promote     e4m3 only: slices of K after which the tensor cores' sums
  *               are added into f32 registers and restarted (0: never). Their
  *               fp8 accumulator keeps about 14 bits, too few for long sums;
@@ -36,7 +40,7 @@ extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_PROMOTE };
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_TMA_STORE, P_PROMOTE };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
 static const char *const path_names[] = {"simt", "mma", "wgmma"};
 
@@ -47,6 +51,8 @@ typedef struct cuda_limits {
     int in_bytes;        /* 1 (e4m3), 2, 4 or 8 */
     int first_path;      /* the path of the space's first label */
     double window_channels;   /* a convolution read in windows (conv_window): its channels, which bk divides; else 0 */
+    int out_bytes;            /* of an element of D */
+    bool tma_store;           /* whether D can be stored by the TMA (rows of 16-byte multiples, not in windows) */
     bool a_trans, b_trans;
 } cuda_limits;
 
@@ -56,16 +62,19 @@ static double mma_smem(const double *v, const cuda_limits *l) {
     return v[P_STAGES] * (a + b) * 2;
 }
 
-/* The wgmma path's stages, its barriers and the slack that aligns them to 1024 bytes. */
+/* The wgmma path's stages, the tile of D staged for the TMA's store, the barriers and the slack that aligns
+ * them to 1024 bytes. */
 static double wgmma_smem(const double *v, const cuda_limits *l) {
-    return v[P_STAGES] * (v[P_BM] + v[P_BN]) * v[P_BK] * l->in_bytes + 16 * v[P_STAGES] + 1024;
+    return v[P_STAGES] * (v[P_BM] + v[P_BN]) * v[P_BK] * l->in_bytes + v[P_TMA_STORE] * v[P_BM] * v[P_BN] * l->out_bytes +
+           16 * v[P_STAGES] + 1024;
 }
 
 static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
     const int path = (int)v[P_PATH] + l->first_path;
-    if (path != PATH_WGMMA && v[P_CLUSTER] != 1) return false;
+    if (path != PATH_WGMMA && (v[P_CLUSTER] != 1 || v[P_TMA_STORE] != 0)) return false;
+    if (v[P_TMA_STORE] != 0 && !l->tma_store) return false;
     if (l->in_bytes == 1 && v[P_PROMOTE] > 0 && bn > 128) return false;
     if (path == PATH_WGMMA && l->window_channels > 0 && fmod(l->window_channels, bk) != 0) return false;
     if (path == PATH_SIMT) {
@@ -135,11 +144,14 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
                                 .acc_bytes = (int)tess_dtype_size(d.acc), .in_bytes = (int)tess_dtype_size(d.in),
                                 .first_path = first, .window_channels = conv_window(&d) ? (double)d.channels : 0,
+                                .out_bytes = (int)tess_dtype_size(d.out),
+                                .tma_store = !conv_window(&d) && d.n * (int64_t)tess_dtype_size(d.out) % 16 == 0,
                                 .a_trans = d.a_trans, .b_trans = d.b_trans};
     /* slices of K in elements: e4m3's twice as many for the same bytes */
     const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
                  slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
-                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2}, promotes[] = {0, 1, 2, 4};
+                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2}, promotes[] = {0, 1, 2, 4},
+                 flags[] = {0, 1};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     st = tess_space_add_labels(s, "path", npaths, path_names + first, npaths - 1);
@@ -152,13 +164,16 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
     if (!st) st = tess_space_add(s, "cluster", 2, clusters, 0);
     if (!st) st = tess_space_set_optional(s, "cluster", 1);   /* configs recorded before it stay readable */
+    if (!st) st = tess_space_add(s, "tma_store", 2, flags, 0);
+    if (!st) st = tess_space_set_optional(s, "tma_store", 0);
     if (!st && fp8) st = tess_space_add(s, "promote", 4, promotes, 1);
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
-                                            "promote: bn <= 128; a convolution's bk divides its channels; shared memory within the device's");
+                                            "promote: bn <= 128; a convolution's bk divides its channels; tma_store: wgmma, rows of D of 16-byte "
+                                            "multiples, not in windows; shared memory within the device's");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -237,6 +252,22 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     m->box[3] = 1;
 }
 
+/* The TMA descriptor of D (M rows of N) for the stores: boxes of 128 bytes of a row by 64 rows, swizzled. */
+static void store_tensor_map(const tess_gemm_desc *d, tess_kernel_source *out) {
+    tess_tensor_map *m = &out->tensor_map[out->ntensor_maps++];
+    const int e = (int)tess_dtype_size(d->out);
+    memset(m, 0, sizeof *m);
+    m->buffer = d->buf_d;
+    m->dtype = d->out;
+    m->rank = 2;
+    m->dims[0] = (uint64_t)d->n;
+    m->dims[1] = (uint64_t)d->m;
+    m->strides[0] = (uint64_t)d->n * (uint64_t)e;
+    m->box[0] = (uint32_t)(128 / e);
+    m->box[1] = 64;
+    m->swizzle = 128;
+}
+
 tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                 const tess_config *c, tess_kernel_source *out) {
     tess_gemm_desc d;
@@ -244,12 +275,12 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (st) return st;
     double v[TESS_MAX_PARAMS];
     const bool fp8 = d.in == TESS_E4M3;
-    if (tess_space_nparams(s) != P_CLUSTER + 1 + fp8 || tess_space_param_index(s, "cluster") != P_CLUSTER ||
+    if (tess_space_nparams(s) != P_TMA_STORE + 1 + fp8 || tess_space_param_index(s, "tma_store") != P_TMA_STORE ||
         (fp8 && tess_space_param_index(s, "promote") != P_PROMOTE))
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
     tess_space_values(s, c, v);
     const int path = (int)v[P_PATH] + first_path(&d), bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER],
-              promote = fp8 ? (int)v[P_PROMOTE] : 0;
+              promote = fp8 ? (int)v[P_PROMOTE] : 0, tma_store = (int)v[P_TMA_STORE];
     if (path == PATH_MMA && !has_mma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
@@ -272,7 +303,8 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
     const char *const templates[] = {tess_src_gemm_templates_gemm_simt_cu, tess_src_gemm_templates_gemm_mma_cu,
                                      tess_src_gemm_templates_gemm_wgmma_cu};
-    const cuda_limits layout = {.in_bytes = (int)tess_dtype_size(d.in), .a_trans = d.a_trans, .b_trans = d.b_trans};
+    const cuda_limits layout = {.in_bytes = (int)tess_dtype_size(d.in), .out_bytes = (int)tess_dtype_size(d.out),
+                                .a_trans = d.a_trans, .b_trans = d.b_trans};
     const unsigned smem = path == PATH_MMA ? (unsigned)mma_smem(v, &layout)
                           : path == PATH_WGMMA ? (unsigned)wgmma_smem(v, &layout) : 0;
     tess_strbuf b = {0};
@@ -297,8 +329,10 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     if (path == PATH_WGMMA)
-        tess_strbuf_printf(&b, "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n#define CONV_WINDOW %d\n",
-                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window);
+        tess_strbuf_printf(&b,
+                           "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n#define CONV_WINDOW %d\n"
+                           "#define TMA_STORE %d\n#define OUT_BYTES %d\n",
+                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window, tma_store, layout.out_bytes);
     if (window)
         tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
                            tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
@@ -313,6 +347,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (path == PATH_WGMMA) {
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
         wgmma_tensor_maps(&d, bm, bn, bk, cluster, out);
+        if (tma_store) store_tensor_map(&d, out);
     }
     if ((st = tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem))) return st;
     if (cluster > 1) out->launch[0].cluster[0] = (unsigned)cluster;

@@ -17,7 +17,9 @@
 // CLUSTER TILE_M (= BM CLUSTER) PARAMS, IN_BYTES (of an input element),
 // SWIZZLE_MODE (the descriptor's: 1 for 128-byte, 2 for 64-byte atoms),
 // PROMOTE (0, or every how many slices the MMAs' sums are added into f32
-// registers: the fp8 MMAs accumulate with about 14 bits); and wgmma_step
+// registers: the fp8 MMAs accumulate with about 14 bits), TMA_STORE (each
+// consumer stages its rows of D in shared memory for the TMA to store,
+// instead of storing from registers) with OUT_BYTES; and wgmma_step
 // (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
 //
 // A convolution (stride 1) is the GEMM of its im2col view. A 1x1 filter
@@ -198,8 +200,56 @@ __device__ __forceinline__ void store_pair(out_t *D, const out_t *Cm, const out_
 #endif
 }
 
+#if TMA_STORE
+#define STORE_COLS (128 / OUT_BYTES)          // columns of D in a box: 128 bytes of a row, the swizzle's width
+#define STAGING_BYTES (64 * BN * OUT_BYTES)   // a consumer's rows of a tile, boxes of 64 rows of STORE_COLS
+
+// The 128 threads of consumer warpgroup wg (named barrier 1 + wg; 0 is __syncthreads').
+__device__ __forceinline__ void consumer_sync(int wg) { asm volatile("bar.sync %0, 128;" ::"r"(wg + 1) : "memory"); }
+
+// Consumer wg's 64 rows of D from row0, columns from n0: into its staging buffer, each row's 16-byte chunks
+// swizzled (chunk ^ row % 8: the warp's 8 rows x 4 pairs land in 32 banks), then stored by the TMA, which
+// clips what lies outside D. Its thread 0 waits until the TMA has read the previous tile out.
+__device__ __forceinline__ void store_tile(const tensor_map *map_d, unsigned staging, const float (&sum)[BN / 2],
+                                           const out_t *Cm, const out_t *bias, int row0, int n0, int wg, int tid)
+{
+    const int warp = tid / 32, lane = tid % 32;
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    consumer_sync(wg);
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int r = warp * 16 + lane / 4 + 8 * h, c = 8 * i + (lane % 4) * 2;
+            const long long m = row0 + r, n = n0 + c;
+            const acc_t v0 = m < GM && n < GN ? epilogue_value(Cm, bias, m, n, sum[4 * i + 2 * h]) : 0;
+            const acc_t v1 = m < GM && n + 1 < GN ? epilogue_value(Cm, bias, m, n + 1, sum[4 * i + 2 * h + 1]) : 0;
+            const out_t lo = acc_to_out(v0), hi = acc_to_out(v1);
+            const int byte = c % STORE_COLS * OUT_BYTES;
+            const unsigned at = staging + c / STORE_COLS * 64 * 128 + r * 128 + ((byte >> 4 ^ (r & 7)) << 4) + (byte & 15);
+#if OUT_BYTES == 2
+            asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"((unsigned)lo | (unsigned)hi << 16) : "memory");
+#else
+            asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(at), "r"(__float_as_uint(lo)), "r"(__float_as_uint(hi))
+                         : "memory");
+#endif
+        }
+    // the generic proxy's writes become visible to the TMA's reads
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    consumer_sync(wg);
+    if (tid != 0) return;
+#pragma unroll
+    for (int box = 0; box < BN / STORE_COLS; ++box)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+                     ::"l"((unsigned long long)map_d), "r"(n0 + box * STORE_COLS), "r"(row0), "r"(staging + box * 64 * 128)
+                     : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+#endif
+
 // A consumer warpgroup (wg of CONSUMERS): its 64 rows of every tile of the block.
-__device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *bias, unsigned base, unsigned bars, unsigned rank, int wg, int tid)
+__device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *bias, const tensor_map *map_d, unsigned base,
+                                       unsigned bars, unsigned rank, int wg, int tid)
 {
     const int warp = tid / 32, lane = tid % 32;
     unsigned it = 0;
@@ -241,6 +291,14 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
         release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
+#if TMA_STORE
+        store_tile(map_d, base + STAGES * STAGE_BYTES + wg * STAGING_BYTES, sum, Cm, bias, (int)(m0 + rank * BM + wg * 64),
+                   (int)n0, wg, tid);
+    }
+    // the TMA has finished reading the last tile out of shared memory before the block leaves
+    if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    (void)D, (void)warp;
+#else
         // accumulator 4i + q: row 16 warp + lane/4 (+8 for q >= 2), column 8i + 2 (lane%4) + q%2
         const int tile_row = wg * 64 + warp * 16 + lane / 4;
         long long rows[2];
@@ -261,15 +319,22 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
             for (int h = 0; h < 2; ++h)
                 store_pair(D, Cm, bias, rows[h], n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h], sum[4 * i + 2 * h + 1]);
     }
+    (void)map_d;
+#endif
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
-    gemm_wgmma(PARAMS, const __grid_constant__ tensor_map map_a, const __grid_constant__ tensor_map map_b)
+    gemm_wgmma(PARAMS, const __grid_constant__ tensor_map map_a, const __grid_constant__ tensor_map map_b
+#if TMA_STORE
+               , const __grid_constant__ tensor_map map_d
+#endif
+    )
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     // swizzled stages start on 1024-byte boundaries; the launch reserves the slack
     const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
-    const unsigned bars = base + STAGES * STAGE_BYTES;   // full[STAGES], then empty[STAGES]
+    // the stages, the consumers' staging buffers of D, then the barriers: full[STAGES], empty[STAGES]
+    const unsigned bars = base + STAGES * STAGE_BYTES + TMA_STORE * CONSUMERS * 64 * BN * OUT_BYTES;
     const unsigned rank = cluster_rank();
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     if (threadIdx.x == 0) {
@@ -291,7 +356,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
 #if CONSUMERS == 2
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 #endif
-        consume(D, C_PTR, BIAS_PTR, base, bars, rank, wg - 1, tid);
+#if TMA_STORE
+        consume(D, C_PTR, BIAS_PTR, &map_d, base, bars, rank, wg - 1, tid);
+#else
+        consume(D, C_PTR, BIAS_PTR, nullptr, base, bars, rank, wg - 1, tid);
+#endif
     }
 #if CLUSTER > 1
     // no block leaves while another may still release a stage of it

@@ -4,8 +4,8 @@
  * largest and random configs of f32 and f64 gemm (simt), bf16 and f16 gemm
  * over the four layouts with C and the epilogues on shapes with remainders
  * and on a skinny task (M = 16), on an H200 the wgmma path (layout nt;
- * first, with clusters of one and two blocks, on more tiles than SMs, in
- * bf16, f16 and e4m3; convolutions of stride 1 with 1x1, 3x3 and 5x5
+ * first, with clusters of one and two blocks, on more tiles than SMs,
+ * storing D from registers or through the TMA, in bf16, f16 and e4m3; convolutions of stride 1 with 1x1, 3x3 and 5x5
  * filters),
  * and bf16 convolutions (3x3, 3x3 with stride
  * 2, 1x1), verified by the hardware evaluator against the float64
@@ -52,6 +52,10 @@ int main(void) {
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
         check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);
         check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", wide, 3, "layout=nt,beta=0.5", "wgmma,cluster=2", rng);
+        /* D through shared memory and the TMA: tiles clipped at D's edges, f32 and 16-bit outputs */
+        const int64_t ragged[3] = {1000, 1096, 200};
+        check_path(cuda, &dev, &tess_op_gemm, "bf16,f32,bf16", ragged, 3, "layout=nt,epilogue=silu", "wgmma,tma_store=1", rng);
+        check_path(cuda, &dev, &tess_op_gemm, "f16,f32,f32", ragged, 3, "layout=nt,beta=2", "wgmma,tma_store=1,cluster=2", rng);
         /* e4m3 with per-tensor scales (their product as alpha), k32 MMAs; a long K, sampled, whose sums the
          * kernel moves from the tensor cores' accumulator into f32 every slice */
         const int64_t deep[3] = {384, 512, 4096};
