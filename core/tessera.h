@@ -290,6 +290,12 @@ tess_status tess_op_extent_names(const char *op, const int64_t *shape, int ndim,
  * Any pointer may be NULL. */
 tess_status tess_op_counts(const char *op, const int64_t *shape, int ndim, const char *dtype,
                            double *bytes, double *flops, double *tolerance);
+/* Fills input buffer `index` (buffer order) with the inputs the operator is
+ * verified on: its own generator (valid cell kinds, a neighbour list, ...),
+ * or uniform random in [-1, 1]; the same seed gives the same values.
+ * host holds the buffer's count elements of its dtype. */
+tess_status tess_op_fill_input(const char *op, const int64_t *shape, int ndim, const char *dtype, int index,
+                               void *host, uint64_t seed);
 /* After one application: each output trades places with the input it
  * advances (arrays in buffer order), so that arrays again holds the inputs
  * of the next step. */
