@@ -222,8 +222,9 @@ void tess_kernel_destroy(tess_kernel *k);
 tess_status tess_kernel_set_scalar(tess_kernel *k, const char *name, double value);
 /* Sets the extent `name` ("n", "x") of the following runs; the arrays
  * passed must then have its sizes. Only for an extent the kernel takes at
- * run time: TESS_ERR_ARG for one compiled into it, an unknown name or a
- * value below 1. */
+ * run time, from 1 up to its size in the task the kernel was got for (a
+ * capacity: the kernel's tables and scratch are sized by it): TESS_ERR_ARG
+ * for one compiled into it, an unknown name or a value outside that range. */
 tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t value);
 /* Like tess_kernel_run, but on the caller's stream. cuda: stream is a
  * CUstream the caller owns (NULL: the default stream); the launches are
