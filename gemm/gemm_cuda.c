@@ -19,9 +19,9 @@
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
  *   cluster     wgmma: blocks per cluster (1 or 2), taking vertically adjacent
  *               tiles whose shared B slices the TMA multicasts; others: 1
- *   tma_store   wgmma: 1 stages each tile of D in shared memory (swizzled, no
- *               bank conflicts) for the TMA to store while the next tile
- *               starts; 0 stores from registers. Rows of D in 16-byte
+ *   tma_store   wgmma: 1 stages each tile of D in shared memory, 16 KB per
+ *               consumer at a time (swizzled, no bank conflicts) for the TMA
+ *               to store while the next tile starts; 0 stores from registers. Rows of D in 16-byte
  *               multiples, not for a convolution read in windows
  *   promote     e4m3 only: slices of K after which the tensor cores' sums
  *               are added into f32 registers and restarted (0: never). Their
@@ -62,10 +62,10 @@ static double mma_smem(const double *v, const cuda_limits *l) {
     return v[P_STAGES] * (a + b) * 2;
 }
 
-/* The wgmma path's stages, the tile of D staged for the TMA's store, the barriers and the slack that aligns
- * them to 1024 bytes. */
+/* The wgmma path's stages, each consumer's 16 KB through which its rows of D go to the TMA's store, the
+ * barriers and the slack that aligns them to 1024 bytes. */
 static double wgmma_smem(const double *v, const cuda_limits *l) {
-    return v[P_STAGES] * (v[P_BM] + v[P_BN]) * v[P_BK] * l->in_bytes + v[P_TMA_STORE] * v[P_BM] * v[P_BN] * l->out_bytes +
+    return v[P_STAGES] * (v[P_BM] + v[P_BN]) * v[P_BK] * l->in_bytes + v[P_TMA_STORE] * v[P_WM] * 16384 +
            16 * v[P_STAGES] + 1024;
 }
 

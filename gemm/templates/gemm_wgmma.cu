@@ -201,49 +201,57 @@ __device__ __forceinline__ void store_pair(out_t *D, const out_t *Cm, const out_
 }
 
 #if TMA_STORE
-#define STORE_COLS (128 / OUT_BYTES)          // columns of D in a box: 128 bytes of a row, the swizzle's width
-#define STAGING_BYTES (64 * BN * OUT_BYTES)   // a consumer's rows of a tile, boxes of 64 rows of STORE_COLS
+#define STORE_COLS (128 / OUT_BYTES)   // columns of D in a box of 64 rows: 128 bytes of a row, the swizzle's width
+#define STAGING_BYTES 16384            // a consumer's buffer: two boxes; a tile's rows go through it in parts
+#define PART_COLS (2 * STORE_COLS)
+#define PARTS (BN / PART_COLS > 0 ? BN / PART_COLS : 1)
 
 // The 128 threads of consumer warpgroup wg (named barrier 1 + wg; 0 is __syncthreads').
 __device__ __forceinline__ void consumer_sync(int wg) { asm volatile("bar.sync %0, 128;" ::"r"(wg + 1) : "memory"); }
 
-// Consumer wg's 64 rows of D from row0, columns from n0: into its staging buffer, each row's 16-byte chunks
-// swizzled (chunk ^ row % 8: the warp's 8 rows x 4 pairs land in 32 banks), then stored by the TMA, which
-// clips what lies outside D. Its thread 0 waits until the TMA has read the previous tile out.
+// Consumer wg's 64 rows of D from row0, columns from n0, PART_COLS at a time (fewer when BN is): into its
+// staging buffer, each row's 16-byte chunks swizzled (chunk ^ row % 8: a warp's 8 rows x 4 pairs land in 32
+// banks), then stored by the TMA, which clips what lies outside D. Thread 0 of the warpgroup waits until the
+// TMA has read the buffer's last contents out before it is written again.
 __device__ __forceinline__ void store_tile(const tensor_map *map_d, unsigned staging, const float (&sum)[BN / 2],
                                            const out_t *Cm, const out_t *bias, int row0, int n0, int wg, int tid)
 {
     const int warp = tid / 32, lane = tid % 32;
-    if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-    consumer_sync(wg);
 #pragma unroll
-    for (int i = 0; i < BN / 8; ++i)
+    for (int part = 0; part < PARTS; ++part) {
+        if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        consumer_sync(wg);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const int r = warp * 16 + lane / 4 + 8 * h, c = 8 * i + (lane % 4) * 2;
-            const long long m = row0 + r, n = n0 + c;
-            const acc_t v0 = m < GM && n < GN ? epilogue_value(Cm, bias, m, n, sum[4 * i + 2 * h]) : 0;
-            const acc_t v1 = m < GM && n + 1 < GN ? epilogue_value(Cm, bias, m, n + 1, sum[4 * i + 2 * h + 1]) : 0;
-            const out_t lo = acc_to_out(v0), hi = acc_to_out(v1);
-            const int byte = c % STORE_COLS * OUT_BYTES;
-            const unsigned at = staging + c / STORE_COLS * 64 * 128 + r * 128 + ((byte >> 4 ^ (r & 7)) << 4) + (byte & 15);
+        for (int i = part * PART_COLS / 8; i < (part + 1) * PART_COLS / 8 && i < BN / 8; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = warp * 16 + lane / 4 + 8 * h, c = 8 * i + (lane % 4) * 2, cp = c - part * PART_COLS;
+                const long long m = row0 + r, n = n0 + c;
+                const acc_t v0 = m < GM && n < GN ? epilogue_value(Cm, bias, m, n, sum[4 * i + 2 * h]) : 0;
+                const acc_t v1 = m < GM && n + 1 < GN ? epilogue_value(Cm, bias, m, n + 1, sum[4 * i + 2 * h + 1]) : 0;
+                const out_t lo = acc_to_out(v0), hi = acc_to_out(v1);
+                const int byte = cp % STORE_COLS * OUT_BYTES;
+                const unsigned at = staging + cp / STORE_COLS * 64 * 128 + r * 128 + ((byte >> 4 ^ (r & 7)) << 4) + (byte & 15);
 #if OUT_BYTES == 2
-            asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"((unsigned)lo | (unsigned)hi << 16) : "memory");
+                asm volatile("st.shared.b32 [%0], %1;" ::"r"(at), "r"((unsigned)lo | (unsigned)hi << 16) : "memory");
 #else
-            asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(at), "r"(__float_as_uint(lo)), "r"(__float_as_uint(hi))
-                         : "memory");
+                asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(at), "r"(__float_as_uint(lo)), "r"(__float_as_uint(hi))
+                             : "memory");
 #endif
-        }
-    // the generic proxy's writes become visible to the TMA's reads
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    consumer_sync(wg);
-    if (tid != 0) return;
+            }
+        // the generic proxy's writes become visible to the TMA's reads
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        consumer_sync(wg);
+        if (tid == 0) {
 #pragma unroll
-    for (int box = 0; box < BN / STORE_COLS; ++box)
-        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
-                     ::"l"((unsigned long long)map_d), "r"(n0 + box * STORE_COLS), "r"(row0), "r"(staging + box * 64 * 128)
-                     : "memory");
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+            for (int box = 0; box < 2 && part * PART_COLS + box * STORE_COLS < BN; ++box)
+                asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];"
+                             ::"l"((unsigned long long)map_d), "r"(n0 + part * PART_COLS + box * STORE_COLS), "r"(row0),
+                               "r"(staging + box * 64 * 128)
+                             : "memory");
+            asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        }
+    }
 }
 #endif
 
@@ -334,7 +342,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
     // swizzled stages start on 1024-byte boundaries; the launch reserves the slack
     const unsigned base = (smem_addr(smem_raw) + 1023) & ~1023u;
     // the stages, the consumers' staging buffers of D, then the barriers: full[STAGES], empty[STAGES]
-    const unsigned bars = base + STAGES * STAGE_BYTES + TMA_STORE * CONSUMERS * 64 * BN * OUT_BYTES;
+    const unsigned bars = base + STAGES * STAGE_BYTES + TMA_STORE * CONSUMERS * 16384;
     const unsigned rank = cluster_rank();
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
     if (threadIdx.x == 0) {

@@ -11,19 +11,22 @@
 # (sampled rows and columns for the large shapes).
 #
 # usage: tests/bench/gemm_h200.sh [--seconds S] [--budget N] [--out DIR] [--skip-calibrate] [--quick]
-#                                  [--only REGEX] [--fix NAME=VALUE,...]
+#                                  [--only REGEX] [--fix NAME=VALUE,...] [--wgmma]
 #   --seconds  wall-clock limit of each case's tuning (default 20)
 #   --budget   evaluations per case at most (default 24)
 #   --quick    the GEMM shapes and one convolution only
 #   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
 #   --fix      passed to every tune (a sub-space: path=wgmma,cluster=2)
+#   --wgmma    the cases with a wgmma sub-space only, each searched exhaustively
+#              in it (a short session: the tiles, slices and stages that suit the
+#              shape held, clusters and the TMA's stores compared)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-seconds=20 budget=24 out="" calibrate=1 quick=0 only="" fix=""
+seconds=20 budget=24 out="" calibrate=1 quick=0 only="" fix="" wgmma=0
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
@@ -33,7 +36,8 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --only) only=${2:?--only needs a regex}; shift 2 ;;
     --fix) fix=${2:?--fix needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --wgmma) wgmma=1; shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "gemm_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -42,24 +46,29 @@ out=${out:-data/bench/gemm-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
-# anchor case (gemm_torch.py's), operator with attributes, shape[, dtypes: bf16,f32,bf16 when not given]
+# anchor case (gemm_torch.py's), operator with attributes, shape[, dtypes (bf16,f32,bf16 when empty)[, the
+# case's wgmma sub-space]]
+large=path=wgmma,bm=128,bn=256,bk=64,wm=2,group_m=8,stages=4
+large_fp8=path=wgmma,bm=128,bn=128,bk=128,wm=2,group_m=8,stages=5,promote=1
+convolution=path=wgmma,bm=128,bn=64,bk=64,wm=2,group_m=8,stages=4
 cases=(
-    "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192"
-    "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096"
-    "gemm:4096x14336x4096|gemm:layout=nt|4096x14336x4096"
-    "gemm_fp8:8192x8192x8192|gemm:layout=nt|8192x8192x8192|e4m3,f32,bf16"
-    "gemm_fp8:4096x14336x4096|gemm:layout=nt|4096x14336x4096|e4m3,f32,bf16"
+    "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192||$large"
+    "gemm_fp8:8192x8192x8192|gemm:layout=nt|8192x8192x8192|e4m3,f32,bf16|$large_fp8"
+    "gemm:4096x14336x4096|gemm:layout=nt|4096x14336x4096||$large"
+    "gemm_fp8:4096x14336x4096|gemm:layout=nt|4096x14336x4096|e4m3,f32,bf16|$large_fp8"
+    "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64||$convolution"
+    "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096||$large"
+    "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64||$convolution"
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
     "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
     "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
-    "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64"
-    "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64"
 )
-if [ "$quick" = 1 ]; then unset 'cases[9]'; fi
-if [ -n "$only" ]; then
+if [ "$quick" = 1 ]; then unset 'cases[6]'; fi
+if [ -n "$only" ] || [ "$wgmma" = 1 ]; then
     selected=()
     for c in "${cases[@]}"; do
-        if [[ ${c%%|*} =~ $only ]]; then selected+=("$c"); fi
+        IFS='|' read -r anchor _ _ _ subspace <<< "$c"
+        if [[ $anchor =~ $only ]] && { [ "$wgmma" = 0 ] || [ -n "$subspace" ]; }; then selected+=("$c"); fi
     done
     [ ${#selected[@]} -gt 0 ] || { echo "gemm_h200.sh: error: no case matches --only '$only'" >&2; exit 2; }
     cases=("${selected[@]}")
@@ -80,12 +89,14 @@ fi
 : > "$out/tessera.jsonl"
 failed=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r anchor op shape dtypes <<< "$c"
+    IFS='|' read -r anchor op shape dtypes subspace <<< "$c"
     dtypes=${dtypes:-bf16,f32,bf16}
+    search=(${fix:+--fix "$fix"})
+    if [ "$wgmma" = 1 ]; then search=(--fix "$subspace" --strategy exhaustive); fi
     echo "== tune $op $shape $dtypes (${seconds} s)" >&2
     echo "# $anchor" >> "$out/tessera.jsonl"
     if ! "$tessera" tune "$op" --shape "$shape" --dtype "$dtypes" --backend cuda --budget "$budget" \
-            --seconds "$seconds" ${fix:+--fix "$fix"} --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+            --seconds "$seconds" "${search[@]}" --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "gemm_h200.sh: tune $op $shape failed (see $out/tune.log)" >&2
         failed=1
     fi

@@ -1,0 +1,55 @@
+/*
+ * test_gemm_wgmma_gpu.c - gemm and conv2d on the sm_90a wgmma path on an
+ * H200 (skipped elsewhere), each case's default, largest and random configs
+ * verified by the hardware evaluator against the float64 reference:
+ *   - D stored through shared memory and the TMA, in parts, clipped at the
+ *     edges of ragged shapes, 16-bit and f32 outputs;
+ *   - e4m3 inputs with per-tensor scales (their product as alpha), and a
+ *     long K (sampled reference) whose sums move from the tensor cores'
+ *     accumulator into f32 every slice;
+ *   - convolutions of stride 1 read in windows of x (padding, image edges
+ *     inside tiles, clusters, 3x3 and 5x5 filters) and 1x1 as a GEMM;
+ *   - more tiles than blocks (each block walks several, the ring's phases
+ *     running on across tiles), a tail of K, and clusters of two blocks
+ *     on an odd number of tile rows;
+ *   - layout nt with C and the epilogues, and a skinny task (M = 16).
+ */
+#include "gemm_check.h"
+#include "transfer/builtin.h"
+
+int main(void) {
+    CHECK_OK(tess_register_builtin());
+    tess_device dev;
+    const tess_backend_ops *cuda = cuda_backend_or_skip(&dev);
+    if (!cuda) return 77;
+    if (dev.cc_major != 9) {
+        printf("skipped: %s is not sm_90 (wgmma)\n", dev.name);
+        return 77;
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 25);
+    const tess_op *gemm = &tess_op_gemm, *conv = &tess_op_conv2d;
+    const int64_t ragged[3] = {1000, 1096, 200}, wide[3] = {1100, 2000, 96}, deep[3] = {384, 512, 4096};
+    check_path(cuda, &dev, gemm, "f16,f32,f32", ragged, 3, "layout=nt,beta=2", "wgmma,tma_store=1,cluster=2", rng);
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", ragged, 3, "layout=nt,epilogue=silu", "wgmma,tma_store=1,bn=256", rng);
+    check_path(cuda, &dev, gemm, "e4m3,f32,bf16", wide, 3, "layout=nt,alpha=0.375", "wgmma,cluster=1", rng);
+    check_path(cuda, &dev, gemm, "e4m3,f32,f32", wide, 3, "layout=nt,beta=0.5,epilogue=bias", "wgmma,cluster=2", rng);
+    check_path(cuda, &dev, gemm, "e4m3,f32,f32", deep, 3, "layout=nt", "wgmma,promote=1", rng);
+
+    const int64_t conv_pad[5] = {2, 14, 14, 64, 64}, conv_odd[5] = {3, 9, 11, 32, 48}, conv_valid[5] = {2, 10, 12, 64, 64},
+                  pointwise[5] = {3, 7, 7, 256, 64};
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_odd, 5, "epilogue=bias", "wgmma,cluster=2", rng);
+    check_path(cuda, &dev, conv, "f16,f32,f16", conv_valid, 5, "pad=0,filter=5", "wgmma,cluster=1", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", pointwise, 5, "filter=1,pad=0", "wgmma,tma_store=1", rng);
+
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);
+    check_path(cuda, &dev, gemm, "f16,f32,f32", wide, 3, "layout=nt,beta=0.5", "wgmma,cluster=2", rng);
+    const int64_t aligned[3] = {200, 136, 264}, skinny[3] = {16, 1024, 2048};
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
+    check_path(cuda, &dev, gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);
+    gsl_rng_free(rng);
+    return check_finish("test_gemm_wgmma_gpu");
+}
