@@ -63,7 +63,7 @@ double tess_gemm_bytes(const tess_op *op, const tess_task *t);
 /* Accepted error relative to scale + |ref|: one unit in the last place of
  * the output dtype plus 4 sqrt(K) units of the accumulation dtype (a sum of
  * K rounded terms whose rounding errors are independent); for e4m3 inputs
- * plus 8 units of 2^-13, the precision of the tensor cores' fp8 sums. */
+ * plus 16 units of 2^-13, the precision of the tensor cores' fp8 sums. */
 double tess_gemm_tolerance(const tess_op *op, const tess_task *t);
 /* The magnitude of a typical result: |alpha| sqrt(K) rms(A) rms(B) + |beta| max|C| + max|bias|. */
 double tess_gemm_scale(const tess_op *op, const tess_task *t, void *const *bufs);

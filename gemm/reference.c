@@ -120,8 +120,8 @@ double tess_gemm_tolerance(const tess_op *op, const tess_task *t) {
     tess_gemm_desc d;
     if (tess_gemm_describe(op, t, &d)) return 0;
     /* The tensor cores add e4m3 products in a sum that keeps 13 bits of mantissa, truncated after every k32
-     * step; kernels move it into f32 registers every few steps: allow 8 truncations' worth. */
-    const double fp8_sums = d.in == TESS_E4M3 ? 8 * 0x1p-13 : 0;
+     * step; kernels move it into f32 registers every few steps: allow 16 truncations' worth. */
+    const double fp8_sums = d.in == TESS_E4M3 ? 16 * 0x1p-13 : 0;
     return ulp(d.out) + 4.0 * sqrt((double)d.k) * ulp(d.acc) + fp8_sums;
 }
 
