@@ -18,9 +18,9 @@
 #   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
 #   --fix      passed to every tune (a sub-space: path=wgmma,cluster=2)
 #   --wgmma    the cases with a wgmma sub-space only, each searched exhaustively
-#              in it (a short session: the tiles, slices, stages and clusters of
-#              two that suit the shape held; stores from registers and through
-#              the TMA compared; a convolution's windows, clusters of 1 and 2)
+#              in it (a short session: the tiles, slices and stages that suit the
+#              shape held; clusters of one and two blocks and stores from
+#              registers and through the TMA compared)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
@@ -49,10 +49,9 @@ export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
 # anchor case (gemm_torch.py's), operator with attributes, shape[, dtypes (bf16,f32,bf16 when empty)[, the
 # case's wgmma sub-space]]
-large=path=wgmma,bm=128,bn=256,bk=64,wm=2,group_m=8,stages=4,cluster=2
-large_fp8=path=wgmma,bm=128,bn=128,bk=128,wm=2,group_m=8,stages=5,cluster=2,promote=1
+large=path=wgmma,bm=128,bn=256,bk=64,wm=2,group_m=8,stages=4
+large_fp8=path=wgmma,bm=128,bn=128,bk=128,wm=2,group_m=8,stages=5,promote=1
 convolution=path=wgmma,bm=128,bn=64,bk=64,wm=2,group_m=8,stages=4
-pointwise=$convolution,cluster=2
 cases=(
     "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192||$large"
     "gemm_fp8:8192x8192x8192|gemm:layout=nt|8192x8192x8192|e4m3,f32,bf16|$large_fp8"
@@ -60,7 +59,7 @@ cases=(
     "gemm_fp8:4096x14336x4096|gemm:layout=nt|4096x14336x4096|e4m3,f32,bf16|$large_fp8"
     "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64||$convolution"
     "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096||$large"
-    "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64||$pointwise"
+    "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64||$convolution"
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
     "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
     "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
