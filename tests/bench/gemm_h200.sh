@@ -18,9 +18,9 @@
 #   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
 #   --fix      passed to every tune (a sub-space: path=wgmma,cluster=2)
 #   --wgmma    the cases with a wgmma sub-space only, each searched exhaustively
-#              in it (a short session: the tiles, slices and stages that suit the
-#              shape held; clusters of one and two blocks and stores from
-#              registers and through the TMA compared)
+#              in it (a short session: the tiles, slices, stages and, for the
+#              large GEMMs, the TMA's stores held; clusters of one and two blocks
+#              compared, and for a 1x1 convolution the two ways of storing D)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
@@ -49,8 +49,8 @@ export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
 # anchor case (gemm_torch.py's), operator with attributes, shape[, dtypes (bf16,f32,bf16 when empty)[, the
 # case's wgmma sub-space]]
-large=path=wgmma,bm=128,bn=256,bk=64,wm=2,group_m=8,stages=4
-large_fp8=path=wgmma,bm=128,bn=128,bk=128,wm=2,group_m=8,stages=5,promote=1
+large=path=wgmma,bm=128,bn=256,bk=64,wm=2,group_m=8,stages=4,tma_store=1
+large_fp8=path=wgmma,bm=128,bn=128,bk=128,wm=2,group_m=8,stages=5,promote=1,tma_store=1
 convolution=path=wgmma,bm=128,bn=64,bk=64,wm=2,group_m=8,stages=4
 cases=(
     "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192||$large"
