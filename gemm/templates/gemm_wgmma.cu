@@ -259,11 +259,37 @@ __device__ __forceinline__ void store_tile(const tensor_map *map_d, unsigned sta
 }
 #endif
 
+// Consumer wg's 64 rows of the block's tile from row m0 (a tile number times BM in a convolution read in windows),
+// columns from n0, stored from its registers. Accumulator 4i + q: row 16 warp + lane/4 (+8 for q >= 2), column
+// 8i + 2 (lane%4) + q%2.
+__device__ __forceinline__ void store_registers(out_t *D, const out_t *Cm, const out_t *bias, const float (&sum)[BN / 2],
+                                                long long m0, long long n0, int wg, int tid)
+{
+    const int warp = tid / 32, lane = tid % 32, tile_row = wg * 64 + warp * 16 + lane / 4;
+    long long rows[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#if CONV_WINDOW
+        // the pixel of the tile's row; GM (nothing stored) outside the image
+        const pixel_tile px = pixel_tile_of((unsigned)(m0 / BM));
+        const int p = px.p0 + (tile_row + 8 * h) / TILE_W, q = px.q0 + (tile_row + 8 * h) % TILE_W;
+        rows[h] = p < OUT_P && q < OUT_Q ? ((long long)px.img * OUT_P + p) * OUT_Q + q : GM;
+#else
+        rows[h] = m0 + tile_row + 8 * h;
+#endif
+    }
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            store_pair(D, Cm, bias, rows[h], n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h], sum[4 * i + 2 * h + 1]);
+}
+
 // A consumer warpgroup (wg of CONSUMERS): its 64 rows of every tile of the block.
 __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *bias, const tensor_map *map_d, unsigned base,
                                        unsigned bars, unsigned rank, int wg, int tid)
 {
-    const int warp = tid / 32, lane = tid % 32;
+    const int lane = tid % 32;
     unsigned it = 0;
     for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
         long long m0, n0;
@@ -306,33 +332,15 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
 #if TMA_STORE
         store_tile(map_d, base + STAGES * STAGE_BYTES + wg * STAGING_BYTES, sum, Cm, bias, (int)(m0 + rank * BM + wg * 64),
                    (int)n0, wg, tid);
+#else
+        store_registers(D, Cm, bias, sum, m0 + rank * BM, n0, wg, tid);
+#endif
     }
+#if TMA_STORE
     // the TMA has finished reading the last tile out of shared memory before the block leaves
     if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-    (void)D, (void)warp;
-#else
-        // accumulator 4i + q: row 16 warp + lane/4 (+8 for q >= 2), column 8i + 2 (lane%4) + q%2
-        const int tile_row = wg * 64 + warp * 16 + lane / 4;
-        long long rows[2];
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-#if CONV_WINDOW
-            // the pixel of the tile's row; GM (nothing stored) outside the image
-            const pixel_tile px = pixel_tile_of((unsigned)(m0 / BM) + rank);
-            const int p = px.p0 + (tile_row + 8 * h) / TILE_W, q = px.q0 + (tile_row + 8 * h) % TILE_W;
-            rows[h] = p < OUT_P && q < OUT_Q ? ((long long)px.img * OUT_P + p) * OUT_Q + q : GM;
-#else
-            rows[h] = m0 + rank * BM + tile_row + 8 * h;
 #endif
-        }
-#pragma unroll
-        for (int i = 0; i < BN / 8; ++i)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-                store_pair(D, Cm, bias, rows[h], n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h], sum[4 * i + 2 * h + 1]);
-    }
-    (void)map_d;
-#endif
+    (void)D, (void)map_d;
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
