@@ -14,6 +14,7 @@
  *               of 64 rows each (bm = 64 wm), wn held at 2
  *   stages      mma, wgmma: slices in flight; simt: held at 4
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
+ * and, for few rows of A, path skinny (gemm_skinny.c) with its own parameters.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,7 @@ extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
+extern const char tess_src_gemm_templates_gemm_mma16816_cuh[];
 
 enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
@@ -35,6 +37,7 @@ typedef struct cuda_limits {
     double smem_optin;   /* bytes of shared memory a block may opt into */
     int acc_bytes;       /* 4 or 8 */
     bool a_trans, b_trans;
+    double skinny;       /* the path's value of skinny, or -1: tess_gemm_skinny_add constrains it */
 } cuda_limits;
 
 static double mma_smem(const double *v, const cuda_limits *l) {
@@ -51,6 +54,7 @@ static double wgmma_smem(const double *v) {
 static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
+    if (v[P_PATH] == l->skinny) return true;
     if (v[P_PATH] == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
@@ -84,15 +88,19 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     tess_gemm_desc d;
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
-    const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev);
+    const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev), skinny = tess_gemm_skinny_offered(&d, dev);
     const int npaths = wgmma ? 3 : mma ? 2 : 1;
+    const char *labels[4] = {path_names[0], path_names[1], path_names[2]};
+    labels[npaths] = "skinny";
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
-                                .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans};
+                                .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans,
+                                .skinny = skinny ? npaths : -1};
     const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, warps[] = {1, 2, 4},
                  stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    st = tess_space_add_labels(s, "path", npaths, path_names, npaths - 1);
+    st = tess_space_add_labels(s, "path", npaths + skinny, labels,
+                               skinny && tess_gemm_skinny_default(&d) ? npaths : npaths - 1);
     if (!st) st = tess_space_add(s, "bm", 5, tiles, mma ? 3 : 2);
     if (!st) st = tess_space_add(s, "bn", 5, tiles, mma ? 3 : 2);
     if (!st) st = tess_space_add(s, "bk", 4, slices, mma ? 2 : 1);
@@ -105,6 +113,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
                                             "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's");
+    if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -122,8 +131,19 @@ static const char *dtype_macro(tess_dtype dt) {
     }
 }
 
+void tess_gemm_cuda_task_macros(tess_strbuf *b, const tess_gemm_desc *d) {
+    tess_strbuf_printf(b,
+                       "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
+                       "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
+                       "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
+                       "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n",
+                       dtype_macro(d->in), dtype_macro(d->out), d->acc == TESS_F64 ? "double" : "float", (long long)d->m,
+                       (long long)d->n, (long long)d->k, d->a_trans, d->b_trans, d->alpha, d->beta, d->buf_c >= 0,
+                       d->epilogue == TESS_EPI_BIAS, d->epilogue == TESS_EPI_GELU, d->epilogue == TESS_EPI_SILU, d->conv);
+}
+
 /* The kernel's parameter list (the buffers in order) and the epilogue's pointers. */
-static void params_macros(tess_strbuf *b, const tess_gemm_desc *d) {
+void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d) {
     tess_strbuf_puts(b, "#define PARAMS const in_t *__restrict__ A, const in_t *__restrict__ B");
     if (d->buf_c >= 0) tess_strbuf_puts(b, ", const out_t *__restrict__ Cm");
     if (d->buf_bias >= 0) tess_strbuf_puts(b, ", const out_t *__restrict__ bias");
@@ -172,8 +192,10 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
     double v[TESS_MAX_PARAMS];
-    if (tess_space_nparams(s) != P_GROUP + 1 || tess_space_param_index(s, "group_m") != P_GROUP)
+    if (tess_space_nparams(s) < P_GROUP + 1 || tess_space_param_index(s, "group_m") != P_GROUP)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
+    const char *label = tess_space_param_label(s, P_PATH, c->v[P_PATH]);
+    if (label && strcmp(label, "skinny") == 0) return tess_gemm_skinny_emit(op, t, &d, dev, s, c, out);
     tess_space_values(s, c, v);
     const int path = (int)v[P_PATH], bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK];
     if (path == PATH_MMA && !has_mma(&d, dev))
@@ -195,18 +217,12 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_strbuf b = {0};
     tess_strbuf_printf(&b, "// %s for %s, generated by tessera.\n// config: %s\n// launch: %s grid %lld, block %d\n",
                        key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)tiles, threads);
+    tess_gemm_cuda_task_macros(&b, &d);
     tess_strbuf_printf(&b,
-                       "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
-                       "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
-                       "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
-                       "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n"
                        "#define BM %d\n#define BN %d\n#define BK %d\n#define GROUP_M %d\n#define THREADS %d\n"
                        "#define TM %d\n#define TN %d\n#define WM %d\n#define WN %d\n#define STAGES %d\n",
-                       dtype_macro(d.in), dtype_macro(d.out), d.acc == TESS_F64 ? "double" : "float", (long long)d.m,
-                       (long long)d.n, (long long)d.k, d.a_trans, d.b_trans, d.alpha, d.beta, d.buf_c >= 0,
-                       d.epilogue == TESS_EPI_BIAS, d.epilogue == TESS_EPI_GELU, d.epilogue == TESS_EPI_SILU, d.conv, bm,
-                       bn, bk, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN],
-                       (int)v[P_STAGES]);
+                       bm, bn, bk, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]),
+                       (int)v[P_WM], (int)v[P_WN], (int)v[P_STAGES]);
     if (d.conv)
         tess_strbuf_printf(&b,
                            "#define IMG_H %lldLL\n#define IMG_W %lldLL\n#define CH %lldLL\n#define FS %d\n"
@@ -214,10 +230,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     if (path == PATH_WGMMA) tess_strbuf_printf(&b, "#define SWIZZLE_MODE %d\n", bk == 64 ? 1 : 2);
-    params_macros(&b, &d);
+    tess_gemm_cuda_params(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
+    if (path == PATH_MMA) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_mma16816_cuh);
     if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;

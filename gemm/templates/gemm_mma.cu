@@ -3,7 +3,8 @@
 // ldmatrix (.trans for the layouts stored the other way), slices of BK
 // loaded by cp.async in a STAGES-deep pipeline (16-byte chunks, zero-filled
 // past the edges of A and B and in a convolution's padding). WM x WN warps
-// each own a (BM/WM) x (BN/WN) part of the block's tile. Defined above
+// each own a (BM/WM) x (BN/WN) part of the block's tile; the product is
+// gemm_mma16816.cuh's. Defined above
 // gemm_common.cuh: BM BN BK WM WN STAGES THREADS PARAMS; the operands'
 // chunk alignment (K, or M or N for operands stored the other way, a
 // multiple of 8; for a convolution C) is checked by the generator.
@@ -78,19 +79,6 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned r[4], const in_t *p, bool t
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                      : "r"(smem_addr(p)));
-}
-
-__device__ __forceinline__ void mma16816(float c[4], const unsigned a[4], const unsigned b[2])
-{
-#if IN_BF16
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-#else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-#endif
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
