@@ -41,13 +41,13 @@ static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double sme
     p->nf = (int)v[S_NFRAG];
     p->unroll = (int)v[S_UNROLL];
     const int64_t split = (int64_t)v[S_SPLIT];
-    /* a multiple of 64 keeps a quarter warp's reads of A off shared bank conflicts; of 32 unroll for the steps */
+    /* a multiple of 64 for gemm_skinny.cu's A_STRIDE, of 32 unroll for its steps */
     const int64_t align = 32 * p->unroll > 64 ? 32 * p->unroll : 64;
     p->kspan = ((k + split - 1) / split + align - 1) / align * align;
     p->splits = (int)((k + p->kspan - 1) / p->kspan);
     p->cols = 8LL * p->warps * p->nf;
     p->tiles_n = (n + p->cols - 1) / p->cols;
-    p->smem = 16.0 * p->mt * (double)(p->kspan + 8) * 2;
+    p->smem = 16.0 * p->mt * (double)(p->kspan + 32) * 2;   /* gemm_skinny.cu's A_STRIDE */
     const double workspace = p->splits > 1 ? 4.0 * (double)p->splits * (double)m * (double)n : 0;
     return p->splits == split && p->mt * p->nf <= 8 && p->unroll * p->nf <= 8 && p->smem <= smem_optin &&
            workspace <= WORKSPACE_MAX && (double)p->tiles_n * p->splits < 2147483648.0;

@@ -26,7 +26,9 @@
 // element by element, so M may be any).
 
 #define ROWS (16 * MT)
-#define A_STRIDE (KSPAN + 8)   // a row of A in shared memory; +8 puts a quarter warp's 16-byte reads on distinct banks
+// A row of A in shared memory: KSPAN is a multiple of 64, so with 32 more elements (64 bytes) the rows g and g + 1
+// that a quarter warp's 16-byte reads address (at 16t bytes each) fall on distinct banks.
+#define A_STRIDE (KSPAN + 32)
 
 struct __align__(16) chunk16 {
     unsigned x, y, z, w;   // 8 inputs, the lower-indexed one of each pair in the low half

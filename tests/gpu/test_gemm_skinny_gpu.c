@@ -45,15 +45,15 @@ int main(void) {
     gsl_rng_set(rng, 31);
     const int64_t decode[3] = {16, 4096, 4096}, gemv[3] = {1, 8192, 8192}, few[3] = {5, 300, 264},
                   ragged[3] = {13, 1000, 1032}, rows40[3] = {40, 2048, 1024}, rows64[3] = {64, 520, 4096};
-    check_skinny(cuda, &dev, "bf16,f32,bf16", decode, "layout=nt", "path=skinny", 3, rng);
-    check_skinny(cuda, &dev, "bf16,f32,bf16", decode, "layout=nt,epilogue=gelu", "path=skinny,ksplit=1", 1, rng);
-    check_skinny(cuda, &dev, "bf16,f32,bf16", decode, "layout=nt,beta=1", "path=skinny,ksplit=16,unroll=4", 1, rng);
-    check_skinny(cuda, &dev, "bf16,f32,bf16", gemv, "layout=nt", "path=skinny", 2, rng);
-    check_skinny(cuda, &dev, "f16,f32,f32", few, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 3, rng);
-    check_skinny(cuda, &dev, "bf16,f32,bf16", ragged, "layout=nt,epilogue=gelu,alpha=0.5", "path=skinny", 3, rng);
-    check_skinny(cuda, &dev, "bf16,f32,bf16", ragged, "layout=tt,epilogue=silu", "path=skinny,ksplit=8", 1, rng);
-    check_skinny(cuda, &dev, "bf16,f32,bf16", rows40, "layout=nt,epilogue=silu", "path=skinny", 2, rng);
-    check_skinny(cuda, &dev, "f16,f32,f16", rows64, "layout=nt,beta=2", "path=skinny,ksplit=32", 1, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", decode, "layout=nt", "path=skinny", 2, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", decode, "layout=nt,epilogue=gelu", "path=skinny,ksplit=1", 0, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", decode, "layout=nt,beta=1", "path=skinny,ksplit=16,unroll=4", 0, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", gemv, "layout=nt", "path=skinny", 1, rng);
+    check_skinny(cuda, &dev, "f16,f32,f32", few, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 2, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", ragged, "layout=nt,epilogue=gelu,alpha=0.5", "path=skinny", 2, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", ragged, "layout=tt,epilogue=silu", "path=skinny,ksplit=4", 0, rng);
+    check_skinny(cuda, &dev, "bf16,f32,bf16", rows40, "layout=nt,epilogue=silu", "path=skinny", 1, rng);
+    check_skinny(cuda, &dev, "f16,f32,f16", rows64, "layout=nt,beta=2", "path=skinny,ksplit=32", 0, rng);
     gsl_rng_free(rng);
     return check_finish("test_gemm_skinny_gpu");
 }
