@@ -14,8 +14,12 @@
  *               of 64 rows each (bm = 64 wm), wn held at 2
  *   stages      mma, wgmma: slices in flight; simt: held at 4
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
+ *   kslices     mma: slices of K over blocks when the tiles leave
+ *               multiprocessors idle, their partial sums added by
+ *               templates/gemm_split.cuh (offered with the mma path)
  * and, for few rows of A, path skinny (gemm_skinny.c) with its own parameters.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
@@ -27,8 +31,9 @@ extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
 extern const char tess_src_gemm_templates_gemm_mma16816_cuh[];
+extern const char tess_src_gemm_templates_gemm_split_cuh[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP };
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_KSLICES };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
 static const char *const path_names[] = {"simt", "mma", "wgmma"};
 
@@ -38,7 +43,26 @@ typedef struct cuda_limits {
     int acc_bytes;       /* 4 or 8 */
     bool a_trans, b_trans;
     double skinny;       /* the path's value of skinny, or -1: tess_gemm_skinny_add constrains it */
+    bool kslices;        /* whether the space has P_KSLICES */
+    double m, n, k, units;
 } cuda_limits;
+
+static const double SPLIT_WORKSPACE_MAX = 64.0 * 1024 * 1024;   /* bytes of f32 partial sums */
+
+/* BK slices of K per block for kslices slices (its ceiling share); 0 when a slice would be empty. */
+static int64_t slices_per(int64_t k, int bk, int kslices) {
+    const int64_t total = (k + bk - 1) / bk, per = (total + kslices - 1) / kslices;
+    return (total + per - 1) / per == kslices ? per : 0;
+}
+
+/* mma: a K split only where the tiles leave multiprocessors idle, every slice used, the partials within bounds. */
+static bool split_legal(const double *v, const cuda_limits *l, double smem) {
+    const double kslices = l->kslices ? v[P_KSLICES] : 1;
+    if (kslices == 1) return true;
+    const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
+    return v[P_PATH] == PATH_MMA && tiles < l->units && slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
+           4 * kslices * l->m * l->n <= SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
+}
 
 static double mma_smem(const double *v, const cuda_limits *l) {
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
@@ -55,6 +79,7 @@ static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
     if (v[P_PATH] == l->skinny) return true;
+    if (!split_legal(v, l, v[P_PATH] == PATH_MMA ? mma_smem(v, l) : 0)) return false;
     if (v[P_PATH] == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
@@ -94,9 +119,10 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     labels[npaths] = "skinny";
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
                                 .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans,
-                                .skinny = skinny ? npaths : -1};
+                                .skinny = skinny ? npaths : -1, .kslices = mma, .m = (double)d.m,
+                                .n = (double)d.n, .k = (double)d.k, .units = dev->units > 0 ? dev->units : 1};
     const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, warps[] = {1, 2, 4},
-                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16};
+                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, kslices[] = {1, 2, 4, 8};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     st = tess_space_add_labels(s, "path", npaths + skinny, labels,
@@ -108,11 +134,14 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "wn", 3, warps, 1);
     if (!st) st = tess_space_add(s, "stages", 4, stages, 2);
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
+    if (!st && mma) st = tess_space_add(s, "kslices", 4, kslices, 0);
+    if (!st && mma) st = tess_space_set_optional(s, "kslices", 1);   /* configs recorded before it stay readable */
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
-                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's");
+                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's; "
+                                            "kslices > 1: mma, fewer tiles than multiprocessors, no slice empty");
     if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (st) {
         tess_space_destroy(s);
@@ -205,7 +234,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
         return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16 or f16 gemm of layout nt on sm_90", op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     const int64_t tiles = ((d.m + bm - 1) / bm) * ((d.n + bn - 1) / bn);
-    if (tiles > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)tiles);
+    const int kslices = path == PATH_MMA && tess_space_param_index(s, "kslices") >= 0
+                            ? (int)tess_config_get(s, c, "kslices") : 1;
+    const int64_t grid = tiles * kslices, per = slices_per(d.k, bk, kslices);
+    if (grid > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld blocks do not fit a grid", op->name, (long long)grid);
+    if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -216,7 +249,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                           : path == PATH_WGMMA ? (unsigned)wgmma_smem(v) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b, "// %s for %s, generated by tessera.\n// config: %s\n// launch: %s grid %lld, block %d\n",
-                       key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)tiles, threads);
+                       key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)grid, threads);
     tess_gemm_cuda_task_macros(&b, &d);
     tess_strbuf_printf(&b,
                        "#define BM %d\n#define BN %d\n#define BK %d\n#define GROUP_M %d\n#define THREADS %d\n"
@@ -230,11 +263,17 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     if (path == PATH_WGMMA) tess_strbuf_printf(&b, "#define SWIZZLE_MODE %d\n", bk == 64 ? 1 : 2);
+    if (path == PATH_MMA)
+        tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
+                           (long long)per);
     tess_gemm_cuda_params(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
-    if (path == PATH_MMA) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_mma16816_cuh);
+    if (path == PATH_MMA) {
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_mma16816_cuh);
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
+    }
     if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
@@ -243,5 +282,5 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
         wgmma_tensor_maps(&d, bm, bn, bk, out);
     }
-    return tess_kernel_source_add_launch(out, entries[path], (unsigned)tiles, (unsigned)threads, smem);
+    return tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem);
 }

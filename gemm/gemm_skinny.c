@@ -8,7 +8,7 @@
  *   unroll   steps of 32 values of K whose loads are issued together
  *   ksplit   slices of K over blocks; their f32 partial sums are added by the
  *            last block of each column tile, in slice order, before the
- *            epilogue
+ *            epilogue (templates/gemm_split.cuh)
  * A config is legal when every slice holds values of K (no empty blocks), A's
  * slice fits the device's shared memory and the partials at most 64 MiB.
  */
@@ -18,6 +18,7 @@
 
 extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_mma16816_cuh[];
+extern const char tess_src_gemm_templates_gemm_split_cuh[];
 extern const char tess_src_gemm_templates_gemm_skinny_cu[];
 
 enum { SKINNY_MAX_M = 64, SKINNY_DEFAULT_M = 16 };
@@ -49,7 +50,8 @@ static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double sme
     p->tiles_n = (n + p->cols - 1) / p->cols;
     p->smem = 16.0 * p->mt * (double)(p->kspan + 32) * 2;   /* gemm_skinny.cu's A_STRIDE */
     const double workspace = p->splits > 1 ? 4.0 * (double)p->splits * (double)m * (double)n : 0;
-    return p->splits == split && p->mt * p->nf <= 8 && p->unroll * p->nf <= 8 && p->smem <= smem_optin &&
+    /* 64: gemm_split.cuh's static shared counter */
+    return p->splits == split && p->mt * p->nf <= 8 && p->unroll * p->nf <= 8 && p->smem + 64 <= smem_optin &&
            workspace <= WORKSPACE_MAX && (double)p->tiles_n * p->splits < 2147483648.0;
 }
 
@@ -141,8 +143,8 @@ tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const t
     tess_gemm_cuda_task_macros(&b, d);
     tess_strbuf_printf(&b,
                        "#define BM %d\n#define BN %lld\n#define GROUP_M 1\n#define THREADS %d\n#define MT %d\n"
-                       "#define NF %d\n#define WARPS %d\n#define UNROLL %d\n#define KSPAN %lld\n#define SPLITS %d\n"
-                       "#define COLS %lld\n#define TILES_N %lld\n",
+                       "#define NF %d\n#define WARPS %d\n#define UNROLL %d\n#define KSPAN %lld\n#define KSPLIT %d\n"
+                       "#define COLS %lld\n#define TILES %lld\n",
                        16 * p.mt, (long long)p.cols, threads, p.mt, p.nf, p.warps, p.unroll, (long long)p.kspan,
                        p.splits, (long long)p.cols, (long long)p.tiles_n);
     tess_gemm_cuda_params(&b, d);
@@ -150,6 +152,7 @@ tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const t
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_mma16816_cuh);
+    tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_skinny_cu);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
     snprintf(out->options, sizeof out->options, "--minimal");

@@ -4,10 +4,12 @@
 // loaded by cp.async in a STAGES-deep pipeline (16-byte chunks, zero-filled
 // past the edges of A and B and in a convolution's padding). WM x WN warps
 // each own a (BM/WM) x (BN/WN) part of the block's tile; the product is
-// gemm_mma16816.cuh's. Defined above
-// gemm_common.cuh: BM BN BK WM WN STAGES THREADS PARAMS; the operands'
-// chunk alignment (K, or M or N for operands stored the other way, a
-// multiple of 8; for a convolution C) is checked by the generator.
+// gemm_mma16816.cuh's. With KSPLIT > 1 block b sums slice b / TILES of K
+// (SLICES_PER slices of BK) for tile b % TILES, and gemm_split.cuh adds the
+// slices' partial sums. Defined above gemm_common.cuh: BM BN BK WM WN STAGES
+// THREADS PARAMS KSPLIT TILES SLICES_PER; the operands' chunk alignment (K,
+// or M or N for operands stored the other way, a multiple of 8; for a
+// convolution C) is checked by the generator.
 
 #define WTM (BM / WM)
 #define WTN (BN / WN)
@@ -86,7 +88,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
     extern __shared__ __align__(128) unsigned char smem[];
     in_t *sa = reinterpret_cast<in_t *>(smem), *sb = sa + STAGES * A_STAGE;
     long long m0, n0;
-    tile_coords(blockIdx.x, &m0, &n0);
+    const int tile = blockIdx.x % TILES, first = blockIdx.x / TILES * SLICES_PER;   // first: the slice's first BK
+    tile_coords(tile, &m0, &n0);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm = warp / WN * WTM, wn = warp % WN * WTN;   // the warp's corner in the block tile
     const int j = lane / 8, r = lane % 8;                     // ldmatrix: matrix and row this lane addresses
@@ -98,10 +101,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
 #pragma unroll
             for (int q = 0; q < 4; ++q) acc[i][n][q] = 0;
 
-    const int slices = (int)((GK + BK - 1) / BK);
+    const int left = (int)((GK + BK - 1) / BK) - first, slices = left < SLICES_PER ? left : SLICES_PER;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < slices) load_slice(A, B, sa + s * A_STAGE, sb + s * B_STAGE, m0, n0, (long long)s * BK);
+        if (s < slices) load_slice(A, B, sa + s * A_STAGE, sb + s * B_STAGE, m0, n0, (long long)(first + s) * BK);
         asm volatile("cp.async.commit_group;\n" ::);
     }
     for (int t = 0; t < slices; ++t) {
@@ -109,7 +112,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
         __syncthreads();   // slice t is in; every warp is done with the stage refilled below
         const int next = t + STAGES - 1;
         if (next < slices)
-            load_slice(A, B, sa + next % STAGES * A_STAGE, sb + next % STAGES * B_STAGE, m0, n0, (long long)next * BK);
+            load_slice(A, B, sa + next % STAGES * A_STAGE, sb + next % STAGES * B_STAGE, m0, n0,
+                       (long long)(first + next) * BK);
         asm volatile("cp.async.commit_group;\n" ::);
         const in_t *a_s = sa + t % STAGES * A_STAGE, *b_s = sb + t % STAGES * B_STAGE;
 #pragma unroll
@@ -153,7 +157,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
 #pragma unroll
         for (int n = 0; n < NI; ++n)
 #pragma unroll
-            for (int q = 0; q < 4; ++q)
-                store_d(D, C_PTR, BIAS_PTR, m0 + wm + i * 16 + lane / 4 + (q / 2) * 8,
-                        n0 + wn + n * 8 + (lane % 4) * 2 + q % 2, acc[i][n][q]);
+            for (int q = 0; q < 4; ++q) {
+                const long long row = m0 + wm + i * 16 + lane / 4 + (q / 2) * 8;
+                const long long col = n0 + wn + n * 8 + (lane % 4) * 2 + q % 2;
+#if KSPLIT == 1
+                store_d(D, C_PTR, BIAS_PTR, row, col, acc[i][n][q]);
+#else
+                split_store(first / SLICES_PER, row, col, acc[i][n][q]);
+#endif
+            }
+#if KSPLIT > 1
+    if (split_arrive_last(tile)) split_finish(D, C_PTR, BIAS_PTR, tile, m0, n0, BM, BN);
+#endif
 }

@@ -4,8 +4,8 @@
 // (gemm_mma16816.cuh), with A's rows, zero-padded to 16 MT, held in shared
 // memory for the block's slice of K.
 //
-// Block b computes COLS = WARPS NF 8 columns of D (column tile b % TILES_N)
-// over slice b / TILES_N of SPLITS slices of K, each KSPAN wide; warp w owns
+// Block b computes COLS = WARPS NF 8 columns of D (column tile b % TILES)
+// over slice b / TILES of KSPLIT slices of K, each KSPAN wide; warp w owns
 // NF fragments of 8 columns. Within a step of 32 values of K, lane (g, t)
 // (g = lane / 4, t = lane % 4) reads values 8t .. 8t + 7 of column g's row
 // of B, one 16-byte load, and feeds them to two m16n8k16 products: the sum
@@ -15,15 +15,10 @@
 // the same order. UNROLL steps of loads are issued before the previous
 // steps' products, so UNROLL NF 16 bytes per lane are in flight.
 //
-// With SPLITS > 1 each block stores its f32 partial sums in the module's
-// workspace; the last block of a column tile to arrive (a counter per tile,
-// after a fence) adds the SPLITS partials in slice order, so the result does
-// not depend on the blocks' timing, applies alpha, C and the epilogue once,
-// and resets the counter for the next launch. The workspace belongs to the
-// compiled module: launches of one module must not overlap.
-// Defined above gemm_common.cuh: MT NF WARPS UNROLL KSPAN SPLITS COLS TILES_N
-// THREADS PARAMS; the generator checks K % 8 == 0 (A stored K x M is staged
-// element by element, so M may be any).
+// With KSPLIT > 1 the slices' partial sums are added by gemm_split.cuh.
+// Defined above gemm_common.cuh: MT NF WARPS UNROLL KSPAN KSPLIT COLS TILES
+// (column tiles) THREADS PARAMS; the generator checks K % 8 == 0 (A stored
+// K x M is staged element by element, so M may be any).
 
 #define ROWS (16 * MT)
 // A row of A in shared memory: KSPAN is a multiple of 64, so with 32 more elements (64 bytes) the rows g and g + 1
@@ -67,36 +62,11 @@ __device__ __forceinline__ void stage_a(const in_t *A, in_t *As, long long k0)
 #endif
 }
 
-#if SPLITS > 1
-__device__ float skinny_partial[SPLITS * GM * GN];       // [slice][m][n]
-__device__ unsigned skinny_arrived[TILES_N] = {0};       // slices done per column tile
-
-__device__ __forceinline__ float load_partial(const float *p)
-{
-    float v;
-    asm volatile("ld.global.cg.f32 %0, [%1];\n" : "=f"(v) : "l"(p));   // from L2, where the other blocks wrote it
-    return v;
-}
-
-// Whether this block is the last of its column tile to finish (all threads get the answer).
-__device__ __forceinline__ bool arrive_last(int tile)
-{
-    __shared__ unsigned before;
-    asm volatile("membar.gl;\n" ::: "memory");   // this thread's partials are visible before the count
-    __syncthreads();
-    if (threadIdx.x == 0)
-        asm volatile("atom.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(skinny_arrived + tile) : "memory");
-    __syncthreads();
-    asm volatile("membar.gl;\n" ::: "memory");
-    return before == SPLITS - 1;
-}
-#endif
-
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     in_t *As = reinterpret_cast<in_t *>(smem);
-    const int tile = blockIdx.x % TILES_N, slice = blockIdx.x / TILES_N;
+    const int tile = blockIdx.x % TILES, slice = blockIdx.x / TILES;
     const long long k0 = (long long)slice * KSPAN;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const long long n_warp = (long long)tile * COLS + warp * (NF * 8);
@@ -164,16 +134,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
             for (int f = 0; f < NF; ++f) cur[u][f] = next[u][f];
     }
 
-#if SPLITS == 1
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int f = 0; f < NF; ++f)
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                store_d(D, C_PTR, BIAS_PTR, 16 * i + g + (q >= 2 ? 8 : 0), n_warp + 8 * f + 2 * t + (q & 1), acc[i][f][q]);
-#else
-    float *part = skinny_partial + (long long)slice * GM * GN;
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -181,16 +141,13 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
                 const long long m = 16 * i + g + (q >= 2 ? 8 : 0), n = n_warp + 8 * f + 2 * t + (q & 1);
-                if (m < GM && n < GN) part[m * GN + n] = acc[i][f][q];
+#if KSPLIT == 1
+                store_d(D, C_PTR, BIAS_PTR, m, n, acc[i][f][q]);
+#else
+                split_store(slice, m, n, acc[i][f][q]);
+#endif
             }
-    if (!arrive_last(tile)) return;
-    for (int e = threadIdx.x; e < GM * COLS; e += THREADS) {
-        const long long m = e / COLS, n = (long long)tile * COLS + e % COLS;
-        if (n >= GN) continue;
-        float sum = 0;
-        for (int s = 0; s < SPLITS; ++s) sum += load_partial(skinny_partial + (s * GM + m) * GN + n);
-        store_d(D, C_PTR, BIAS_PTR, m, n, sum);
-    }
-    if (threadIdx.x == 0) skinny_arrived[tile] = 0;
+#if KSPLIT > 1
+    if (split_arrive_last(tile)) split_finish(D, C_PTR, BIAS_PTR, tile, 0, (long long)tile * COLS, (int)GM, COLS);
 #endif
 }
