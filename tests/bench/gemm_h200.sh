@@ -7,17 +7,17 @@
 # same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
 # the ratio to cuBLAS/cuDNN and the fraction of the calibrated ceiling.
 # Every tessera number is of a kernel verified against the float64 reference
-# (sampled rows and columns for the large shapes). The skinny rows (few
-# rows of A: decoding steps, GEMV) are bound by reading B; their fraction of
-# the ceiling is their bytes (B + A + D) at the copy bandwidth calibrated in
-# the same run over their time.
+# (sampled rows and columns for the large shapes). The shapes of few rows
+# of A (decoding steps of 1 to 32 rows, GEMV, a batch of 128) are bound by
+# reading B: their fraction of the ceiling is their bytes (B + A + D) at the
+# copy bandwidth calibrated in the same run over their time.
 #
 # usage: tests/bench/gemm_h200.sh [--seconds S] [--budget N] [--out DIR] [--skip-calibrate] [--quick]
-#                                 [--skinny] [--fix NAME=VALUE,...]
+#                                  [--only REGEX] [--fix NAME=VALUE,...]
 #   --seconds  wall-clock limit of each case's tuning (default 20)
 #   --budget   evaluations per case at most (default 24)
 #   --quick    the GEMM shapes and one convolution only
-#   --skinny   the skinny rows only
+#   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
 #   --fix      passed to every tune (a sub-space: path=skinny)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
@@ -25,7 +25,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-seconds=20 budget=24 out="" calibrate=1 quick=0 only_skinny=0 fix=""
+seconds=20 budget=24 out="" calibrate=1 quick=0 only="" fix=""
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
@@ -33,9 +33,9 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --skip-calibrate) calibrate=0; shift ;;
     --quick) quick=1; shift ;;
-    --skinny) only_skinny=1; shift ;;
+    --only) only=${2:?--only needs a regex}; shift 2 ;;
     --fix) fix=${2:?--fix needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "gemm_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -45,24 +45,28 @@ mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
 # anchor case (gemm_torch.py's), operator with attributes, shape
-skinny_cases=(
-    "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
-    "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
-    "gemm:4x8192x8192|gemm:layout=nt|4x8192x8192"
-    "gemm:8x4096x14336|gemm:layout=nt|8x4096x14336"
-    "gemm:32x8192x8192|gemm:layout=nt|32x8192x8192"
-)
 cases=(
     "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192"
     "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096"
     "gemm:4096x14336x4096|gemm:layout=nt|4096x14336x4096"
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
-    "${skinny_cases[@]}"
+    "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
+    "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
+    "gemm:4x8192x8192|gemm:layout=nt|4x8192x8192"
+    "gemm:8x4096x14336|gemm:layout=nt|8x4096x14336"
+    "gemm:32x8192x8192|gemm:layout=nt|32x8192x8192"
     "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64"
     "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64"
 )
 if [ "$quick" = 1 ]; then unset "cases[$((${#cases[@]} - 1))]"; fi
-if [ "$only_skinny" = 1 ]; then cases=("${skinny_cases[@]}"); fi
+if [ -n "$only" ]; then
+    selected=()
+    for c in "${cases[@]}"; do
+        if [[ ${c%%|*} =~ $only ]]; then selected+=("$c"); fi
+    done
+    [ ${#selected[@]} -gt 0 ] || { echo "gemm_h200.sh: error: no case matches --only '$only'" >&2; exit 2; }
+    cases=("${selected[@]}")
+fi
 
 if [ "$calibrate" = 1 ]; then
     echo "== calibrate (cuda)" >&2
