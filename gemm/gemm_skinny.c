@@ -9,6 +9,9 @@
  *   ksplit   slices of K over blocks; their f32 partial sums are added by the
  *            last block of each column tile, in slice order, before the
  *            epilogue (templates/gemm_split.cuh)
+ *   prefetch bytes of B that L2 fetches around each load (0, 128, 256): a
+ *            lane's row of B continues past its 16 bytes, and the next
+ *            steps read on
  * A config is legal when every slice holds values of K (no empty blocks), A's
  * slice fits the device's shared memory and the partials at most 64 MiB.
  */
@@ -32,10 +35,10 @@ typedef struct skinny_plan {
 } skinny_plan;
 
 /* The skinny parameters' values in the order they are added. */
-enum { S_WARPS, S_NFRAG, S_UNROLL, S_SPLIT, S_COUNT };
-static const char *const skinny_names[S_COUNT] = {"warps", "nfrag", "unroll", "ksplit"};
+enum { S_WARPS, S_NFRAG, S_UNROLL, S_SPLIT, S_PREFETCH, S_COUNT };
+static const char *const skinny_names[S_COUNT] = {"warps", "nfrag", "unroll", "ksplit", "prefetch"};
 
-/* The plan of values v (S_COUNT of them) for an M x N x K task; whether it is legal. */
+/* The plan of values v (S_COUNT of them; prefetch changes no size) for an M x N x K task; whether it is legal. */
 static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double smem_optin, skinny_plan *p) {
     p->mt = (int)((m + 15) / 16);
     p->warps = (int)v[S_WARPS];
@@ -48,7 +51,8 @@ static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double sme
     p->splits = (int)((k + p->kspan - 1) / p->kspan);
     p->cols = 8LL * p->warps * p->nf;
     p->tiles_n = (n + p->cols - 1) / p->cols;
-    p->smem = 16.0 * p->mt * (double)(p->kspan + 32) * 2;   /* gemm_skinny.cu's A_STRIDE */
+    /* gemm_skinny.cu's SROWS rows of A_STRIDE */
+    p->smem = (double)(m < 16 * p->mt ? m : 16 * p->mt) * (double)(p->kspan + 32) * 2;
     const double workspace = p->splits > 1 ? 4.0 * (double)p->splits * (double)m * (double)n : 0;
     /* 64: gemm_split.cuh's static shared counter */
     return p->splits == split && p->mt * p->nf <= 8 && p->unroll * p->nf <= 8 && p->smem + 64 <= smem_optin &&
@@ -84,24 +88,24 @@ bool tess_gemm_skinny_default(const tess_gemm_desc *d) { return d->m <= SKINNY_D
 
 tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const tess_device *dev, int path) {
     static const double warps[] = {1, 2, 4, 8}, nfrag[] = {1, 2, 4}, unroll[] = {1, 2, 4, 8},
-                        splits[] = {1, 2, 4, 8, 16, 32, 64};
+                        splits[] = {1, 2, 4, 8, 16, 32, 64}, prefetch[] = {0, 128, 256};
     const int nsplits = (int)(sizeof splits / sizeof splits[0]);
     skinny_rule r = {.m = d->m, .n = d->n, .k = d->k, .path = path, .first = tess_space_nparams(s),
                      .smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152};
-    /* the default split: the fewest slices that give every multiprocessor four blocks, where legal */
-    const double dflt_values[S_COUNT - 1] = {warps[2], nfrag[1], unroll[1]};
+    /* the default split: the fewest slices that give every multiprocessor three blocks, where legal */
     int split_index = 0;
     for (int i = 0; i < nsplits; i++) {
-        const double v[S_COUNT] = {dflt_values[0], dflt_values[1], dflt_values[2], splits[i]};
+        const double v[S_COUNT] = {warps[2], nfrag[1], unroll[2], splits[i], prefetch[2]};
         skinny_plan plan;
         if (!plan_of(d->m, d->n, d->k, v, r.smem_optin, &plan)) continue;
         split_index = i;
-        if ((double)plan.tiles_n * plan.splits >= 4.0 * (dev->units > 0 ? dev->units : 1)) break;
+        if ((double)plan.tiles_n * plan.splits >= 3.0 * (dev->units > 0 ? dev->units : 1)) break;
     }
     tess_status st = tess_space_add(s, skinny_names[S_WARPS], 4, warps, 2);
     if (!st) st = tess_space_add(s, skinny_names[S_NFRAG], 3, nfrag, 1);
-    if (!st) st = tess_space_add(s, skinny_names[S_UNROLL], 4, unroll, 1);
+    if (!st) st = tess_space_add(s, skinny_names[S_UNROLL], 4, unroll, 2);
     if (!st) st = tess_space_add(s, skinny_names[S_SPLIT], nsplits, splits, split_index);
+    if (!st) st = tess_space_add(s, skinny_names[S_PREFETCH], 3, prefetch, 2);
     if (st) return st;
     r.nparams = tess_space_nparams(s);
     tess_config c;
@@ -144,9 +148,9 @@ tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const t
     tess_strbuf_printf(&b,
                        "#define BM %d\n#define BN %lld\n#define GROUP_M 1\n#define THREADS %d\n#define MT %d\n"
                        "#define NF %d\n#define WARPS %d\n#define UNROLL %d\n#define KSPAN %lld\n#define KSPLIT %d\n"
-                       "#define COLS %lld\n#define TILES %lld\n",
+                       "#define COLS %lld\n#define TILES %lld\n#define PREFETCH %d\n",
                        16 * p.mt, (long long)p.cols, threads, p.mt, p.nf, p.warps, p.unroll, (long long)p.kspan,
-                       p.splits, (long long)p.cols, (long long)p.tiles_n);
+                       p.splits, (long long)p.cols, (long long)p.tiles_n, (int)v[S_PREFETCH]);
     tess_gemm_cuda_params(&b, d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);

@@ -1,8 +1,8 @@
 // gemm_skinny.cu - the GEMM of few rows (M <= 16 MT: decoding, GEMV) for
 // bf16 and f16 inputs with B stored N x K: a bandwidth kernel that reads B
 // exactly once, 16 bytes per lane per load past L1, into the tensor cores
-// (gemm_mma16816.cuh), with A's rows, zero-padded to 16 MT, held in shared
-// memory for the block's slice of K.
+// (gemm_mma16816.cuh), with A's rows held in shared memory for the block's
+// slice of K and zero fragments for the rows past M up to 16 MT.
 //
 // Block b computes COLS = WARPS NF 8 columns of D (column tile b % TILES)
 // over slice b / TILES of KSPLIT slices of K, each KSPAN wide; warp w owns
@@ -17,10 +17,11 @@
 //
 // With KSPLIT > 1 the slices' partial sums are added by gemm_split.cuh.
 // Defined above gemm_common.cuh: MT NF WARPS UNROLL KSPAN KSPLIT COLS TILES
-// (column tiles) THREADS PARAMS; the generator checks K % 8 == 0 (A stored
-// K x M is staged element by element, so M may be any).
+// (column tiles) PREFETCH THREADS PARAMS; the generator checks K % 8 == 0
+// (A stored K x M is staged element by element, so M may be any).
 
-#define ROWS (16 * MT)
+#define ROWS (16 * MT)                       // rows of the products
+#define SROWS (GM < ROWS ? (int)GM : ROWS)   // rows of A in shared memory
 // A row of A in shared memory: KSPAN is a multiple of 64, so with 32 more elements (64 bytes) the rows g and g + 1
 // that a quarter warp's 16-byte reads address (at 16t bytes each) fall on distinct banks.
 #define A_STRIDE (KSPAN + 32)
@@ -29,34 +30,42 @@ struct __align__(16) chunk16 {
     unsigned x, y, z, w;   // 8 inputs, the lower-indexed one of each pair in the low half
 };
 
-// 16 bytes of B, read once: not kept in L1.
+#if PREFETCH == 256
+#define LOAD_STREAM "ld.global.nc.L1::no_allocate.L2::256B.v4.u32"
+#elif PREFETCH == 128
+#define LOAD_STREAM "ld.global.nc.L1::no_allocate.L2::128B.v4.u32"
+#else
+#define LOAD_STREAM "ld.global.nc.L1::no_allocate.v4.u32"
+#endif
+
+// 16 bytes of B, read once: not kept in L1; L2 fetches PREFETCH bytes around them.
 __device__ __forceinline__ chunk16 load_stream(const in_t *p)
 {
     chunk16 v;
     // volatile: never issued for a lane whose chunk lies outside B
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+    asm volatile(LOAD_STREAM " {%0,%1,%2,%3}, [%4];\n"
         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
         : "l"(p));
     return v;
 }
 
-// Rows 0 .. ROWS-1 of A over K values k0 .. k0 + KSPAN - 1 into As, 0 outside A.
+// A's rows over K values k0 .. k0 + KSPAN - 1 into As, 0 past K.
 __device__ __forceinline__ void stage_a(const in_t *A, in_t *As, long long k0)
 {
 #if A_TRANS
     // stored K x M: consecutive threads read consecutive m of one k
-    for (int e = threadIdx.x; e < ROWS * KSPAN; e += THREADS) {
-        const int m = e % ROWS, kk = e / ROWS;
+    for (int e = threadIdx.x; e < SROWS * KSPAN; e += THREADS) {
+        const int m = e % SROWS, kk = e / SROWS;
         const long long k = k0 + kk;
-        As[m * A_STRIDE + kk] = m < GM && k < GK ? A[k * GM + m] : (in_t)0;
+        As[m * A_STRIDE + kk] = k < GK ? A[k * GM + m] : (in_t)0;
     }
 #else
     // stored M x K, K % 8 == 0: 16-byte chunks
-    for (int e = threadIdx.x; e < ROWS * (KSPAN / 8); e += THREADS) {
+    for (int e = threadIdx.x; e < SROWS * (KSPAN / 8); e += THREADS) {
         const int m = e / (KSPAN / 8), kk = e % (KSPAN / 8) * 8;
         const long long k = k0 + kk;
         chunk16 v = {0, 0, 0, 0};
-        if (m < GM && k < GK) v = *reinterpret_cast<const chunk16 *>(A + m * GK + k);
+        if (k < GK) v = *reinterpret_cast<const chunk16 *>(A + m * GK + k);
         *reinterpret_cast<chunk16 *>(As + m * A_STRIDE + kk) = v;
     }
 #endif
@@ -83,13 +92,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
     const long long left = GK - k0;
     const int steps = (int)(left < KSPAN ? (left + 31) / 32 : KSPAN / 32);   // steps of 32 holding values of K
 
+    const chunk16 zero = {0, 0, 0, 0};
     chunk16 cur[UNROLL][NF];
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
 #pragma unroll
         for (int f = 0; f < NF; ++f) {
             const bool valid = bvalid[f] && k0 + 32 * u + 8 * t < GK;
-            cur[u][f] = valid ? load_stream(brow[f] + 32 * u) : chunk16{0, 0, 0, 0};
+            cur[u][f] = valid ? load_stream(brow[f] + 32 * u) : zero;
         }
     stage_a(A, As, k0);
     __syncthreads();
@@ -110,15 +120,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
             for (int f = 0; f < NF; ++f) {
                 const int s = s0 + UNROLL + u;
                 const bool valid = bvalid[f] && s < steps && k0 + 32 * s + 8 * t < GK;
-                next[u][f] = valid ? load_stream(brow[f] + 32 * s) : chunk16{0, 0, 0, 0};
+                next[u][f] = valid ? load_stream(brow[f] + 32 * s) : zero;
             }
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) {
             const int kk = 32 * (s0 + u) + 8 * t;   // within the slice: KSPAN is a multiple of 32 UNROLL
 #pragma unroll
             for (int i = 0; i < MT; ++i) {
-                const chunk16 lo = *reinterpret_cast<const chunk16 *>(As + (16 * i + g) * A_STRIDE + kk);
-                const chunk16 hi = *reinterpret_cast<const chunk16 *>(As + (16 * i + g + 8) * A_STRIDE + kk);
+                // rows g and g + 8 of the product, zero past SROWS (read at the last row, then replaced)
+                const int r = 16 * i + g, r8 = r + 8;
+                const chunk16 lo_row = *reinterpret_cast<const chunk16 *>(As + (r < SROWS ? r : SROWS - 1) * A_STRIDE + kk);
+                const chunk16 hi_row = *reinterpret_cast<const chunk16 *>(As + (r8 < SROWS ? r8 : SROWS - 1) * A_STRIDE + kk);
+                const chunk16 lo = r < SROWS ? lo_row : zero, hi = r8 < SROWS ? hi_row : zero;
                 const unsigned a0[4] = {lo.x, hi.x, lo.y, hi.y}, a1[4] = {lo.z, hi.z, lo.w, hi.w};
 #pragma unroll
                 for (int f = 0; f < NF; ++f) {
