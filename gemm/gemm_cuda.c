@@ -30,7 +30,7 @@ extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
-extern const char tess_src_gemm_templates_gemm_mma16816_cuh[];
+extern const char tess_src_gemm_templates_gemm_sm80_cuh[];
 extern const char tess_src_gemm_templates_gemm_split_cuh[];
 
 enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_KSLICES };
@@ -271,7 +271,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
     if (path == PATH_MMA) {
-        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_mma16816_cuh);
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
         tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
     }
     if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);

@@ -20,7 +20,7 @@
 #include "gemm.h"
 
 extern const char tess_src_gemm_templates_gemm_common_cuh[];
-extern const char tess_src_gemm_templates_gemm_mma16816_cuh[];
+extern const char tess_src_gemm_templates_gemm_sm80_cuh[];
 extern const char tess_src_gemm_templates_gemm_split_cuh[];
 extern const char tess_src_gemm_templates_gemm_skinny_cu[];
 
@@ -155,7 +155,7 @@ tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const t
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
-    tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_mma16816_cuh);
+    tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_skinny_cu);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;

@@ -3,8 +3,8 @@
 // ldmatrix (.trans for the layouts stored the other way), slices of BK
 // loaded by cp.async in a STAGES-deep pipeline (16-byte chunks, zero-filled
 // past the edges of A and B and in a convolution's padding). WM x WN warps
-// each own a (BM/WM) x (BN/WN) part of the block's tile; the product is
-// gemm_mma16816.cuh's. With KSPLIT > 1 block b sums slice b / TILES of K
+// each own a (BM/WM) x (BN/WN) part of the block's tile; cp.async and the
+// product are gemm_sm80.cuh's. With KSPLIT > 1 block b sums slice b / TILES of K
 // (SLICES_PER slices of BK) for tile b % TILES, and gemm_split.cuh adds the
 // slices' partial sums. Defined above gemm_common.cuh: BM BN BK WM WN STAGES
 // THREADS PARAMS KSPLIT TILES SLICES_PER; the operands' chunk alignment (K,
@@ -23,14 +23,6 @@
 #define B_COLS ((B_TRANS ? BK : BN) + 8)
 #define A_STAGE (A_ROWS * A_COLS)
 #define B_STAGE (B_ROWS * B_COLS)
-
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool valid)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(valid ? 16 : 0));
-}
 
 // One slice of BK of A and B into stage buffers sa, sb.
 __device__ __forceinline__ void load_slice(const in_t *A, const in_t *B, in_t *sa, in_t *sb, long long m0, long long n0,

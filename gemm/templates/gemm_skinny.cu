@@ -1,7 +1,7 @@
 // gemm_skinny.cu - the GEMM of few rows (M <= 16 MT: decoding, GEMV) for
 // bf16 and f16 inputs with B stored N x K: a bandwidth kernel that reads B
 // exactly once, 16 bytes per lane per load past L1, into the tensor cores
-// (gemm_mma16816.cuh), with A's rows held in shared memory for the block's
+// (gemm_sm80.cuh), with A's rows held in shared memory for the block's
 // slice of K and zero fragments for the rows past M up to 16 MT.
 //
 // Block b computes COLS = WARPS NF 8 columns of D (column tile b % TILES)
@@ -49,26 +49,34 @@ __device__ __forceinline__ chunk16 load_stream(const in_t *p)
     return v;
 }
 
-// A's rows over K values k0 .. k0 + KSPAN - 1 into As, 0 past K.
+// A's rows over K values k0 .. k0 + KSPAN - 1 into As, 0 past K; complete after stage_a_wait.
 __device__ __forceinline__ void stage_a(const in_t *A, in_t *As, long long k0)
 {
 #if A_TRANS
-    // stored K x M: consecutive threads read consecutive m of one k
+    // stored K x M: consecutive threads read consecutive m of one k; eight loads in flight
+#pragma unroll 8
     for (int e = threadIdx.x; e < SROWS * KSPAN; e += THREADS) {
         const int m = e % SROWS, kk = e / SROWS;
         const long long k = k0 + kk;
         As[m * A_STRIDE + kk] = k < GK ? A[k * GM + m] : (in_t)0;
     }
 #else
-    // stored M x K, K % 8 == 0: 16-byte chunks
+    // stored M x K, K % 8 == 0: 16-byte chunks copied asynchronously, all in flight at once
     for (int e = threadIdx.x; e < SROWS * (KSPAN / 8); e += THREADS) {
         const int m = e / (KSPAN / 8), kk = e % (KSPAN / 8) * 8;
         const long long k = k0 + kk;
-        chunk16 v = {0, 0, 0, 0};
-        if (k < GK) v = *reinterpret_cast<const chunk16 *>(A + m * GK + k);
-        *reinterpret_cast<chunk16 *>(As + m * A_STRIDE + kk) = v;
+        cp_async16(As + m * A_STRIDE + kk, k < GK ? A + m * GK + k : A, k < GK);
     }
+    asm volatile("cp.async.commit_group;\n" ::);
 #endif
+}
+
+__device__ __forceinline__ void stage_a_wait()
+{
+#if !A_TRANS
+    asm volatile("cp.async.wait_group 0;\n" ::);
+#endif
+    __syncthreads();
 }
 
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
@@ -92,6 +100,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
     const long long left = GK - k0;
     const int steps = (int)(left < KSPAN ? (left + 31) / 32 : KSPAN / 32);   // steps of 32 holding values of K
 
+#if !A_TRANS
+    stage_a(A, As, k0);   // asynchronous: the first loads of B go out meanwhile
+#endif
     const chunk16 zero = {0, 0, 0, 0};
     chunk16 cur[UNROLL][NF];
 #pragma unroll
@@ -101,8 +112,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
             const bool valid = bvalid[f] && k0 + 32 * u + 8 * t < GK;
             cur[u][f] = valid ? load_stream(brow[f] + 32 * u) : zero;
         }
+#if A_TRANS
     stage_a(A, As, k0);
-    __syncthreads();
+#endif
+    stage_a_wait();
 
     float acc[MT][NF][4];
 #pragma unroll
