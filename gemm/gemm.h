@@ -85,6 +85,9 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
 void tess_gemm_cuda_task_macros(tess_strbuf *b, const tess_gemm_desc *d);
 void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d);
 
+/* Bytes of f32 partial sums a K split over blocks (templates/gemm_split.cuh) may keep. */
+#define TESS_GEMM_SPLIT_WORKSPACE_MAX (64.0 * 1024 * 1024)
+
 /* The skinny path (gemm_skinny.c, templates/gemm_skinny.cu): few rows of A,
  * bf16 or f16, B stored N x K, on sm_80 and later; a bandwidth kernel that
  * reads B once. tess_gemm_skinny_add appends its parameters to a cuda space

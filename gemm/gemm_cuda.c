@@ -47,8 +47,6 @@ typedef struct cuda_limits {
     double m, n, k, units;
 } cuda_limits;
 
-static const double SPLIT_WORKSPACE_MAX = 64.0 * 1024 * 1024;   /* bytes of f32 partial sums */
-
 /* BK slices of K per block for kslices slices (its ceiling share); 0 when a slice would be empty. */
 static int64_t slices_per(int64_t k, int bk, int kslices) {
     const int64_t total = (k + bk - 1) / bk, per = (total + kslices - 1) / kslices;
@@ -61,7 +59,7 @@ static bool split_legal(const double *v, const cuda_limits *l, double smem) {
     if (kslices == 1) return true;
     const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
     return v[P_PATH] == PATH_MMA && tiles < l->units && slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
-           4 * kslices * l->m * l->n <= SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
+           4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
 }
 
 static double mma_smem(const double *v, const cuda_limits *l) {

@@ -25,7 +25,6 @@ extern const char tess_src_gemm_templates_gemm_split_cuh[];
 extern const char tess_src_gemm_templates_gemm_skinny_cu[];
 
 enum { SKINNY_MAX_M = 64, SKINNY_DEFAULT_M = 16 };
-static const double WORKSPACE_MAX = 64.0 * 1024 * 1024;   /* bytes of f32 partial sums */
 
 /* The kernel's geometry for one config. */
 typedef struct skinny_plan {
@@ -56,7 +55,7 @@ static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double sme
     const double workspace = p->splits > 1 ? 4.0 * (double)p->splits * (double)m * (double)n : 0;
     /* 64: gemm_split.cuh's static shared counter */
     return p->splits == split && p->mt * p->nf <= 8 && p->unroll * p->nf <= 8 && p->smem + 64 <= smem_optin &&
-           workspace <= WORKSPACE_MAX && (double)p->tiles_n * p->splits < 2147483648.0;
+           workspace <= TESS_GEMM_SPLIT_WORKSPACE_MAX && (double)p->tiles_n * p->splits < 2147483648.0;
 }
 
 /* What the constraint needs: the task, the device's shared memory, where the
