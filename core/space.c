@@ -503,7 +503,10 @@ tess_status tess_space_sample(const tess_space *s, gsl_rng *rng, tess_config *ou
     tess_config c;
     memset(&c, 0, sizeof c);
     for (long draw = 0; draw < SAMPLE_MAX_DRAWS; draw++) {
-        for (int p = 0; p < s->np; p++) c.v[p] = (uint16_t)gsl_rng_uniform_int(rng, (unsigned long)s->p[p].n);
+        /* a pinned parameter has one legal value: drawing the others would only be rejected */
+        for (int p = 0; p < s->np; p++)
+            c.v[p] = s->pinned[p] ? (uint16_t)s->p[p].default_index
+                                  : (uint16_t)gsl_rng_uniform_int(rng, (unsigned long)s->p[p].n);
         m->sample_draws++;
         if (tess_space_valid(s, &c)) {
             m->sample_hits++;

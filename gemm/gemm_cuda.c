@@ -21,12 +21,18 @@
  *               tiles whose shared B slices the TMA multicasts; others: 1
  *   tma_store   wgmma: 1 stages each tile of D in shared memory, 16 KB per
  *               consumer at a time (swizzled, no bank conflicts) for the TMA
- *               to store while the next tile starts; 0 stores from registers. Rows of D in 16-byte
- *               multiples, not for a convolution read in windows
- *   promote     e4m3 only: slices of K after which the tensor cores' sums
- *               are added into f32 registers and restarted (0: never). Their
- *               fp8 accumulator keeps about 14 bits, too few for long sums;
- *               the registers of a second accumulator hold bn to 128
+ *               to store while the next tile starts; 0 stores from registers.
+ *               Rows of D in 16-byte multiples, not for a convolution read in
+ *               windows
+ *   kslices     mma: slices of K over blocks when the tiles leave
+ *               multiprocessors idle, their partial sums added by
+ *               templates/gemm_split.cuh (offered with the mma path)
+ *   promote     e4m3 only (which has no mma path, so no kslices: the two share
+ *               a slot): slices of K after which the tensor cores' sums are
+ *               added into f32 registers and restarted (0: never). Their fp8
+ *               accumulator keeps about 14 bits, too few for long sums; the
+ *               registers of a second accumulator hold bn to 128
+ * and, for few rows of A, path skinny (gemm_skinny.c) with its own parameters.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,8 +45,11 @@ extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
+extern const char tess_src_gemm_templates_gemm_sm80_cuh[];
+extern const char tess_src_gemm_templates_gemm_split_cuh[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_TMA_STORE, P_PROMOTE };
+/* kslices (with the mma path) and promote (e4m3, which has no mma path) share the slot after tma_store */
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_TMA_STORE, P_KSLICES, P_PROMOTE = P_KSLICES };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
 static const char *const path_names[] = {"simt", "mma", "wgmma"};
 
@@ -54,7 +63,25 @@ typedef struct cuda_limits {
     int out_bytes;            /* of an element of D */
     bool tma_store;           /* whether D can be stored by the TMA (rows of 16-byte multiples, not in windows) */
     bool a_trans, b_trans;
+    double skinny;       /* the path's value of skinny, or -1: tess_gemm_skinny_add constrains it */
+    bool kslices;        /* whether the space has P_KSLICES */
+    double m, n, k, units;
 } cuda_limits;
+
+/* BK slices of K per block for kslices slices (its ceiling share); 0 when a slice would be empty. */
+static int64_t slices_per(int64_t k, int bk, int kslices) {
+    const int64_t total = (k + bk - 1) / bk, per = (total + kslices - 1) / kslices;
+    return (total + per - 1) / per == kslices ? per : 0;
+}
+
+/* mma: a K split only where the tiles leave multiprocessors idle, every slice used, the partials within bounds. */
+static bool split_legal(const double *v, const cuda_limits *l, double smem) {
+    const double kslices = l->kslices ? v[P_KSLICES] : 1;
+    if (kslices == 1) return true;
+    const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
+    return v[P_PATH] == PATH_MMA && tiles < l->units && slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
+           4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
+}
 
 static double mma_smem(const double *v, const cuda_limits *l) {
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
@@ -72,7 +99,9 @@ static double wgmma_smem(const double *v, const cuda_limits *l) {
 static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
+    if (v[P_PATH] == l->skinny) return true;
     const int path = (int)v[P_PATH] + l->first_path;
+    if (!split_legal(v, l, path == PATH_MMA ? mma_smem(v, l) : 0)) return false;
     if (path != PATH_WGMMA && (v[P_CLUSTER] != 1 || v[P_TMA_STORE] != 0)) return false;
     if (v[P_TMA_STORE] != 0 && !l->tma_store) return false;
     if (l->in_bytes == 1 && v[P_PROMOTE] > 0 && bn > 128) return false;
@@ -135,26 +164,32 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     tess_gemm_desc d;
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
-    const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev);
+    const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev), skinny = tess_gemm_skinny_offered(&d, dev);
     const int first = first_path(&d), npaths = (wgmma ? 3 : mma ? 2 : 1) - first;
     const bool fp8 = d.in == TESS_E4M3;
     if (fp8 && !wgmma)
         return tess_error(TESS_ERR_UNAVAILABLE, "%s cuda: e4m3 inputs need sm_90 (wgmma), layout nt and K a multiple of 16",
                           op->name);
+    const char *labels[4] = {0};
+    for (int i = 0; i < npaths; i++) labels[i] = path_names[first + i];
+    labels[npaths] = "skinny";
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
                                 .acc_bytes = (int)tess_dtype_size(d.acc), .in_bytes = (int)tess_dtype_size(d.in),
                                 .first_path = first, .window_channels = conv_window(&d) ? (double)d.channels : 0,
                                 .out_bytes = (int)tess_dtype_size(d.out),
                                 .tma_store = !conv_window(&d) && d.n * (int64_t)tess_dtype_size(d.out) % 16 == 0,
-                                .a_trans = d.a_trans, .b_trans = d.b_trans};
+                                .a_trans = d.a_trans, .b_trans = d.b_trans, .skinny = skinny ? npaths : -1,
+                                .kslices = mma, .m = (double)d.m, .n = (double)d.n, .k = (double)d.k,
+                                .units = dev->units > 0 ? dev->units : 1};
     /* slices of K in elements: e4m3's twice as many for the same bytes */
     const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
                  slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
                  stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2}, promotes[] = {0, 1, 2, 4},
-                 flags[] = {0, 1};
+                 flags[] = {0, 1}, kslices[] = {1, 2, 4, 8};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    st = tess_space_add_labels(s, "path", npaths, path_names + first, npaths - 1);
+    st = tess_space_add_labels(s, "path", npaths + skinny, labels,
+                               skinny && tess_gemm_skinny_default(&d) ? npaths : npaths - 1);
     if (!st) st = tess_space_add(s, "bm", 5, tiles, mma || fp8 ? 3 : 2);
     if (!st) st = tess_space_add(s, "bn", 5, tiles, mma || fp8 ? 3 : 2);
     if (!st) st = tess_space_add(s, "bk", 4, slices, mma || fp8 ? 2 : 1);
@@ -166,6 +201,8 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_set_optional(s, "cluster", 1);   /* configs recorded before it stay readable */
     if (!st) st = tess_space_add(s, "tma_store", 2, flags, 0);
     if (!st) st = tess_space_set_optional(s, "tma_store", 0);
+    if (!st && mma) st = tess_space_add(s, "kslices", 4, kslices, 0);
+    if (!st && mma) st = tess_space_set_optional(s, "kslices", 1);
     if (!st && fp8) st = tess_space_add(s, "promote", 4, promotes, 1);
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
@@ -173,7 +210,9 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
                                             "promote: bn <= 128; a convolution's bk divides its channels; tma_store: wgmma, rows of D of 16-byte "
-                                            "multiples, not in windows; shared memory within the device's");
+                                            "multiples, not in windows; shared memory within the device's; "
+                                            "kslices > 1: mma, fewer tiles than multiprocessors, no slice empty");
+    if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -192,8 +231,19 @@ static const char *dtype_macro(tess_dtype dt) {
     }
 }
 
+void tess_gemm_cuda_task_macros(tess_strbuf *b, const tess_gemm_desc *d) {
+    tess_strbuf_printf(b,
+                       "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
+                       "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
+                       "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
+                       "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n",
+                       dtype_macro(d->in), dtype_macro(d->out), d->acc == TESS_F64 ? "double" : "float", (long long)d->m,
+                       (long long)d->n, (long long)d->k, d->a_trans, d->b_trans, d->alpha, d->beta, d->buf_c >= 0,
+                       d->epilogue == TESS_EPI_BIAS, d->epilogue == TESS_EPI_GELU, d->epilogue == TESS_EPI_SILU, d->conv);
+}
+
 /* The kernel's parameter list (the buffers in order) and the epilogue's pointers. */
-static void params_macros(tess_strbuf *b, const tess_gemm_desc *d) {
+void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d) {
     tess_strbuf_puts(b, "#define PARAMS const in_t *__restrict__ A, const in_t *__restrict__ B");
     if (d->buf_c >= 0) tess_strbuf_puts(b, ", const out_t *__restrict__ Cm");
     if (d->buf_bias >= 0) tess_strbuf_puts(b, ", const out_t *__restrict__ bias");
@@ -275,17 +325,21 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (st) return st;
     double v[TESS_MAX_PARAMS];
     const bool fp8 = d.in == TESS_E4M3;
-    if (tess_space_nparams(s) != P_TMA_STORE + 1 + fp8 || tess_space_param_index(s, "tma_store") != P_TMA_STORE ||
+    if (tess_space_nparams(s) < P_TMA_STORE + 1 || tess_space_param_index(s, "tma_store") != P_TMA_STORE ||
         (fp8 && tess_space_param_index(s, "promote") != P_PROMOTE))
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
+    const char *label = tess_space_param_label(s, P_PATH, c->v[P_PATH]);
+    if (label && strcmp(label, "skinny") == 0) return tess_gemm_skinny_emit(op, t, &d, dev, s, c, out);
     tess_space_values(s, c, v);
-    const int path = (int)v[P_PATH] + first_path(&d), bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK], cluster = (int)v[P_CLUSTER],
-              promote = fp8 ? (int)v[P_PROMOTE] : 0, tma_store = (int)v[P_TMA_STORE];
+    const int path = (int)v[P_PATH] + first_path(&d), bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK],
+              cluster = (int)v[P_CLUSTER], promote = fp8 ? (int)v[P_PROMOTE] : 0, tma_store = (int)v[P_TMA_STORE];
     if (path == PATH_MMA && !has_mma(&d, dev))
         return tess_error(TESS_ERR_ARG, "%s cuda: path mma needs bf16 or f16 inputs in 16-byte chunks on sm_80 or later",
                           op->name);
     if (path == PATH_WGMMA && !has_wgmma(&d, dev))
-        return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 on sm_90", op->name);
+        return tess_error(TESS_ERR_ARG,
+                          "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 on sm_90",
+                          op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */
     const bool window = path == PATH_WGMMA && conv_window(&d);
@@ -294,10 +348,15 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int64_t tiles_m = window ? (d.batch * tiles_p * tiles_q + cluster - 1) / cluster
                                    : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
     const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
-    if (tiles > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)tiles);
+    const int kslices = path == PATH_MMA && tess_space_param_index(s, "kslices") >= 0
+                            ? (int)tess_config_get(s, c, "kslices") : 1;
+    const int64_t per = slices_per(d.k, bk, kslices);
     /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking tiles a grid apart */
     const int64_t sms = dev->units > 0 ? dev->units : 1;
-    const int64_t grid = path == PATH_WGMMA ? (tiles < sms / cluster ? tiles : sms / cluster) * cluster : tiles;
+    const int64_t grid = path == PATH_WGMMA ? (tiles < sms / cluster ? tiles : sms / cluster) * cluster : tiles * kslices;
+    if (tiles > 0x7fffffff || grid > 0x7fffffff)
+        return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)(tiles * kslices));
+    if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -310,18 +369,12 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_strbuf b = {0};
     tess_strbuf_printf(&b, "// %s for %s, generated by tessera.\n// config: %s\n// launch: %s grid %lld, block %d\n",
                        key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)grid, threads);
+    tess_gemm_cuda_task_macros(&b, &d);
     tess_strbuf_printf(&b,
-                       "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
-                       "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
-                       "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
-                       "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n"
-                       "#define BM %d\n#define BN %d\n#define BK %d\n#define CLUSTER %d\n#define TILE_M %d\n#define GROUP_M %d\n#define THREADS %d\n"
-                       "#define TM %d\n#define TN %d\n#define WM %d\n#define WN %d\n#define STAGES %d\n",
-                       dtype_macro(d.in), dtype_macro(d.out), d.acc == TESS_F64 ? "double" : "float", (long long)d.m,
-                       (long long)d.n, (long long)d.k, d.a_trans, d.b_trans, d.alpha, d.beta, d.buf_c >= 0,
-                       d.epilogue == TESS_EPI_BIAS, d.epilogue == TESS_EPI_GELU, d.epilogue == TESS_EPI_SILU, d.conv, bm,
-                       bn, bk, cluster, bm * cluster, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN],
-                       (int)v[P_STAGES]);
+                       "#define BM %d\n#define BN %d\n#define BK %d\n#define CLUSTER %d\n#define TILE_M %d\n#define GROUP_M %d\n"
+                       "#define THREADS %d\n#define TM %d\n#define TN %d\n#define WM %d\n#define WN %d\n#define STAGES %d\n",
+                       bm, bn, bk, cluster, bm * cluster, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]),
+                       bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN], (int)v[P_STAGES]);
     if (d.conv)
         tess_strbuf_printf(&b,
                            "#define IMG_H %lldLL\n#define IMG_W %lldLL\n#define CH %lldLL\n#define FS %d\n"
@@ -336,10 +389,17 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (window)
         tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
                            tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
-    params_macros(&b, &d);
+    if (path == PATH_MMA)
+        tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
+                           (long long)per);
+    tess_gemm_cuda_params(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
+    if (path == PATH_MMA) {
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
+    }
     if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;

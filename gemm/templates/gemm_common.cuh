@@ -103,6 +103,9 @@ __device__ __forceinline__ acc_t load_b(const in_t *B, long long k, long long n)
     return in_to_acc(B[B_TRANS ? n * GK + k : k * GN + n]);
 }
 
+#ifndef TILE_M
+#define TILE_M BM   // rows of D per tile (a cluster's blocks together, where the generator says)
+#endif
 #ifndef TILES_M
 // rows of tiles; the generator counts them where they are not TILE_M rows of D (a convolution's pixel tiles)
 #define TILES_M ((GM + TILE_M - 1) / TILE_M)

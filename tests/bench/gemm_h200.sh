@@ -8,15 +8,18 @@
 # through PyTorch in the same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
 # the ratio to cuBLAS/cuDNN and the fraction of the calibrated ceiling.
 # Every tessera number is of a kernel verified against the float64 reference
-# (sampled rows and columns for the large shapes).
+# (sampled rows and columns for the large shapes). The shapes of few rows
+# of A (decoding steps of 1 to 32 rows, GEMV, a batch of 128) are bound by
+# reading B: their fraction of the ceiling is their bytes (B + A + D) at the
+# copy bandwidth calibrated in the same run over their time.
 #
 # usage: tests/bench/gemm_h200.sh [--seconds S] [--budget N] [--out DIR] [--skip-calibrate] [--quick]
 #                                  [--only REGEX] [--fix NAME=VALUE,...] [--wgmma]
 #   --seconds  wall-clock limit of each case's tuning (default 20)
 #   --budget   evaluations per case at most (default 24)
-#   --quick    the GEMM shapes and one convolution only
+#   --quick    all but the 1x1 convolution
 #   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
-#   --fix      passed to every tune (a sub-space: path=wgmma,cluster=2)
+#   --fix      passed to every tune (a sub-space: path=skinny, or path=wgmma,cluster=2)
 #   --wgmma    the cases with a wgmma sub-space only, each searched exhaustively
 #              in it (a short session: the tiles, slices, stages and, for the
 #              large GEMMs, the TMA's stores held; clusters of one and two blocks
@@ -38,7 +41,7 @@ while [ $# -gt 0 ]; do
     --only) only=${2:?--only needs a regex}; shift 2 ;;
     --fix) fix=${2:?--fix needs a value}; shift 2 ;;
     --wgmma) wgmma=1; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "gemm_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -63,13 +66,16 @@ cases=(
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
     "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
     "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
+    "gemm:4x8192x8192|gemm:layout=nt|4x8192x8192"
+    "gemm:8x4096x14336|gemm:layout=nt|8x4096x14336"
+    "gemm:32x8192x8192|gemm:layout=nt|32x8192x8192"
 )
-if [ "$quick" = 1 ]; then unset 'cases[6]'; fi
-if [ -n "$only" ] || [ "$wgmma" = 1 ]; then
+if [ -n "$only" ] || [ "$wgmma" = 1 ] || [ "$quick" = 1 ]; then
     selected=()
     for c in "${cases[@]}"; do
         IFS='|' read -r anchor _ _ _ subspace <<< "$c"
-        if [[ $anchor =~ $only ]] && { [ "$wgmma" = 0 ] || [ -n "$subspace" ]; }; then selected+=("$c"); fi
+        if [[ $anchor =~ $only ]] && { [ "$wgmma" = 0 ] || [ -n "$subspace" ]; } &&
+            { [ "$quick" = 0 ] || [[ $anchor != conv2d:32x56x56x256x64* ]]; }; then selected+=("$c"); fi
     done
     [ ${#selected[@]} -gt 0 ] || { echo "gemm_h200.sh: error: no case matches --only '$only'" >&2; exit 2; }
     cases=("${selected[@]}")
