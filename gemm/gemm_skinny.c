@@ -91,20 +91,22 @@ tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const t
     const int nsplits = (int)(sizeof splits / sizeof splits[0]);
     skinny_rule r = {.m = d->m, .n = d->n, .k = d->k, .path = path, .first = tess_space_nparams(s),
                      .smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152};
-    /* the default split: the fewest slices that give every multiprocessor three blocks, where legal */
+    /* The default: the best config measured on an H200 (data/bench/gemm-skinny-h200-run2, -run3): 8 warps
+     * of 2 fragments, unroll 4, prefetch 128, and the fewest slices that give the multiprocessors 1.5
+     * blocks each (about 2 blocks of 8 warps, each streaming 8 KB or more of B per warp), where legal. */
     int split_index = 0;
     for (int i = 0; i < nsplits; i++) {
-        const double v[S_COUNT] = {warps[2], nfrag[1], unroll[2], splits[i], prefetch[2]};
+        const double v[S_COUNT] = {warps[3], nfrag[1], unroll[2], splits[i], prefetch[1]};
         skinny_plan plan;
         if (!plan_of(d->m, d->n, d->k, v, r.smem_optin, &plan)) continue;
         split_index = i;
-        if ((double)plan.tiles_n * plan.splits >= 3.0 * (dev->units > 0 ? dev->units : 1)) break;
+        if ((double)plan.tiles_n * plan.splits >= 1.5 * (dev->units > 0 ? dev->units : 1)) break;
     }
-    tess_status st = tess_space_add(s, skinny_names[S_WARPS], 4, warps, 2);
+    tess_status st = tess_space_add(s, skinny_names[S_WARPS], 4, warps, 3);
     if (!st) st = tess_space_add(s, skinny_names[S_NFRAG], 3, nfrag, 1);
     if (!st) st = tess_space_add(s, skinny_names[S_UNROLL], 4, unroll, 2);
     if (!st) st = tess_space_add(s, skinny_names[S_SPLIT], nsplits, splits, split_index);
-    if (!st) st = tess_space_add(s, skinny_names[S_PREFETCH], 3, prefetch, 2);
+    if (!st) st = tess_space_add(s, skinny_names[S_PREFETCH], 3, prefetch, 1);
     if (st) return st;
     r.nparams = tess_space_nparams(s);
     tess_config c;
