@@ -118,6 +118,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
         st = ev->ops->evaluate(ev, keep + i, k, record, &ls);
     }
     int stalls = 0, own = 0, next_warm = 0;
+    int first = tess_warm_first(nseed > 0 ? &keep[0] : NULL, o->priors, o->npriors, batch);
     while (!st && !ls.observe_error) {
         if (stop_reason(o, &ls, t0, why, sizeof why)) break;
         int max = batch;
@@ -128,8 +129,10 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
          * neighbourhood is evidence about this target, a transferred one a
          * guess (on the H200 recordings, sources whose best reached 85-90%
          * of the target's optimum delayed the hit that the cold search found
-         * there). Without a measured seed the source's best goes first. */
-        int nwarm = tess_warm_plan(own, next_warm, o->nwarm, nseed > 0 ? batch : 0, max, warm_slot);
+         * there). Without a measured seed the source's best goes first,
+         * and right after it when the source measured it far from its best
+         * (tess_warm_first). */
+        int nwarm = tess_warm_plan(own, next_warm, o->nwarm, first, max, warm_slot);
         int n = 0;
         if (nwarm < max) {
             double p0 = tess_now();

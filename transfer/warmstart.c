@@ -93,6 +93,13 @@ tess_status tess_config_map(const tess_space *space, const char *text, tess_conf
     return tess_error(TESS_ERR_NOTFOUND, "no legal config near '%s'", text);
 }
 
+bool tess_warm_row_measures(const tess_space *space, const tess_record_row *row, const tess_config *c) {
+    tess_config mapped;
+    bool exact;
+    return row->status == TESS_RESULT_OK && tess_config_map(space, row->config, &mapped, &exact) == TESS_OK &&
+           exact && tess_config_equal(&mapped, c);
+}
+
 typedef struct candidate {
     tess_task_summary summary;
     double similarity;
@@ -140,12 +147,22 @@ static int by_similarity(const void *a, const void *b) {
 typedef struct top_results {
     tess_record_row *rows;
     int n, max;
+    /* the fastest result for the target's default config, if any */
+    const tess_space *space;
+    tess_config dflt;
+    tess_record_row dflt_row;
+    bool has_dflt;
 } top_results;
 
-/* Keeps the `max` fastest ok results of one task (insertion into a sorted list). */
+/* Keeps the `max` fastest ok results of one task (insertion into a sorted
+ * list), and its fastest for the target's default. */
 static int keep_fastest(const tess_record_row *row, void *user) {
     top_results *t = user;
     if (row->status != TESS_RESULT_OK) return 0;
+    if ((!t->has_dflt || row->time_ms < t->dflt_row.time_ms) && tess_warm_row_measures(t->space, row, &t->dflt)) {
+        t->dflt_row = *row;
+        t->has_dflt = true;
+    }
     int pos = t->n;
     while (pos > 0 && t->rows[pos - 1].time_ms > row->time_ms) pos--;
     if (pos >= t->max) return 0;
@@ -172,7 +189,7 @@ tess_status tess_warm_start_from(const tess_space *space, const tess_warm_input 
     }
     out->nsources = nsrc;
     out->configs = malloc((size_t)(nsrc * per_source + 1) * sizeof *out->configs);
-    out->priors = malloc((size_t)(nrows + 1) * sizeof *out->priors);
+    out->priors = malloc((size_t)(nrows + nsrc + 1) * sizeof *out->priors);
     int *taken = calloc((size_t)(nsrc ? nsrc : 1), 2 * sizeof *taken), *next = taken ? taken + nsrc : NULL;
     tess_config_set *seen = tess_config_set_create();
     tess_status st = TESS_OK;
@@ -208,13 +225,14 @@ tess_status tess_warm_start_from(const tess_space *space, const tess_warm_input 
     seen = st ? NULL : tess_config_set_create();
     if (!st && !seen) st = tess_error(TESS_ERR_NOMEM, "warm start");
     for (int i = 0; i < nsrc && !st; i++)
-        for (int k = 0; k < in[i].n; k++) {
+        for (int k = 0; k <= in[i].n; k++) {
+            const tess_record_row *row = k < in[i].n ? &in[i].rows[k] : in[i].dflt;
             tess_prior *p = &out->priors[out->npriors];
             bool exact;
-            if (tess_config_map(space, in[i].rows[k].config, &p->config, &exact) != TESS_OK || !exact ||
+            if (!row || tess_config_map(space, row->config, &p->config, &exact) != TESS_OK || !exact ||
                 !tess_config_set_add(seen, &p->config))
                 continue;
-            p->rel_log_time = log(in[i].rows[k].time_ms / in[i].rows[0].time_ms);
+            p->rel_log_time = log(row->time_ms / in[i].rows[0].time_ms);
             p->weight = in[i].source.similarity;
             out->npriors++;
         }
@@ -239,10 +257,13 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
     int nsrc = 0;   /* tasks of other families are no guide: they fall under the threshold */
     while (nsrc < g.n && nsrc < max_sources && g.c[nsrc].similarity >= TESS_WARM_MIN_SIMILARITY) nsrc++;
     int keep = tess_warm_rows_wanted(per_source);
-    top_results tops[TESS_WARM_MAX_SOURCES] = {{0}};
+    top_results *tops = calloc(TESS_WARM_MAX_SOURCES, sizeof *tops);
+    if (!tops) st = tess_error(TESS_ERR_NOMEM, "warm start");
     tess_warm_input in[TESS_WARM_MAX_SOURCES];
     for (int i = 0; i < nsrc && !st; i++) {
         tops[i].max = keep;
+        tops[i].space = space;
+        tess_space_default(space, &tops[i].dflt);
         tops[i].rows = calloc((size_t)keep, sizeof *tops[i].rows);
         if (!tops[i].rows) st = tess_error(TESS_ERR_NOMEM, "warm start");
         if (!st) st = tess_records_foreach(db, g.c[i].summary.task_key, g.c[i].summary.device_key,
@@ -254,9 +275,11 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
         src->best_ms = g.c[i].summary.best_ms;
         in[i].rows = tops[i].rows;
         in[i].n = tops[i].n;
+        in[i].dflt = tops[i].has_dflt ? &tops[i].dflt_row : NULL;
     }
     if (!st) st = tess_warm_start_from(space, in, nsrc, per_source, out);
-    for (int i = 0; i < nsrc; i++) free(tops[i].rows);
+    for (int i = 0; tops && i < nsrc; i++) free(tops[i].rows);
+    free(tops);
     free(g.c);
     return st;
 }

@@ -253,6 +253,22 @@ static void test_warm_plan(void) {
     CHECK(tess_warm_plan(4, 0, 3, 4, 4, w) == 1 && w[0]);
 }
 
+/* The first batch goes before the source's best unless the source measured
+ * the default more than 10% slower than its best. */
+static void test_warm_first(void) {
+    tess_space *s = synthetic_space();
+    tess_config dflt, other;
+    tess_space_default(s, &dflt);
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &other));
+    tess_prior priors[2] = {{.config = other, .rel_log_time = 0}, {.config = dflt, .rel_log_time = log(1.2)}};
+    CHECK(tess_warm_first(NULL, priors, 2, 8) == 0);        /* no measured default */
+    CHECK(tess_warm_first(&dflt, priors, 1, 8) == 8);       /* the source did not measure it */
+    CHECK(tess_warm_first(&dflt, priors, 2, 8) == 0);       /* 1.2x its best there */
+    priors[1].rel_log_time = log(1.05);
+    CHECK(tess_warm_first(&dflt, priors, 2, 8) == 8);
+    tess_space_destroy(s);
+}
+
 /* A strategy that proposes the configs of `listed` in order. */
 static const tess_config *listed;
 static int nlisted;
@@ -442,6 +458,7 @@ int main(void) {
     test_reproducible();
     test_seeds_first();
     test_warm_plan();
+    test_warm_first();
     test_warm_also_proposed();
     test_warm_interleaved();
     test_rule_breaker();

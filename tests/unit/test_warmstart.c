@@ -150,6 +150,36 @@ static void test_build(void) {
     scratch_remove(dir, db_files, 3);
 }
 
+/* A source's result for the target's default becomes a prior however slow,
+ * beside its fastest rows. */
+static void test_default_prior(void) {
+    tess_space *s = tess_space_create();
+    CHECK_OK(tess_space_add(s, "block_x", 4, (const double[]){32, 64, 128, 256}, 2));   /* default 128 */
+    tess_record_row *rows = calloc(3, sizeof *rows);
+    CHECK(rows != NULL);
+    if (!rows) return;
+    const char *configs[] = {"block_x=64", "block_x=256", "block_x=128"};
+    const double ms[] = {1.0, 1.1, 3.0};
+    for (int i = 0; i < 3; i++) {
+        snprintf(rows[i].config, sizeof rows[i].config, "%s", configs[i]);
+        rows[i].status = TESS_RESULT_OK;
+        rows[i].time_ms = ms[i];
+    }
+    tess_config dflt;
+    tess_space_default(s, &dflt);
+    CHECK(!tess_warm_row_measures(s, &rows[0], &dflt) && tess_warm_row_measures(s, &rows[2], &dflt));
+    tess_warm_input in = {.source = {.similarity = 1}, .rows = rows, .n = 2, .dflt = &rows[2]};
+    tess_warm_start w;
+    CHECK_OK(tess_warm_start_from(s, &in, 1, 2, &w));
+    CHECK_MSG(w.n == 2 && w.npriors == 3, "%d configs, %d priors", w.n, w.npriors);
+    if (w.npriors == 3)
+        CHECK(tess_config_equal(&w.priors[2].config, &dflt) && fabs(w.priors[2].rel_log_time - log(3.0)) < 1e-12);
+    CHECK(tess_warm_first(&dflt, w.priors, w.npriors, 8) == 0);   /* 3x the source's best: its best first */
+    tess_warm_start_free(&w);
+    free(rows);
+    tess_space_destroy(s);
+}
+
 /* ---- tune and bench transfer warm-start alike ------------------------------ */
 
 /* The source's measurements: block_x and items_x (the target spells it
@@ -360,6 +390,7 @@ int main(void) {
     CHECK_OK(tess_register_builtin());
     test_map();
     test_build();
+    test_default_prior();
     test_tune_and_bench_alike();
     test_old_records();
     return check_finish("test_warmstart");
