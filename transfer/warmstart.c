@@ -60,7 +60,9 @@ static int param_index(const tess_space *s, const char *name) {
     return p;
 }
 
-tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out, bool *exact) {
+/* Each parameter the text names at its nearest legal value; returns whether
+ * every value was found as written. The result may be illegal. */
+static bool map_values(const tess_space *space, const char *text, tess_config *out) {
     bool faithful = true;
     /* Parameters the text does not name: the default, or for an optional
      * one what its absence means (a config recorded before it existed). */
@@ -79,6 +81,11 @@ tess_status tess_config_map(const tess_space *space, const char *text, tess_conf
         if (idx >= 0) out->v[p] = (uint16_t)idx;
         faithful = faithful && same;
     }
+    return faithful;
+}
+
+tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out, bool *exact) {
+    bool faithful = map_values(space, text, out);
     bool valid = tess_space_valid(space, out);
     if (exact) *exact = faithful && valid;
     if (valid) return TESS_OK;
@@ -94,10 +101,10 @@ tess_status tess_config_map(const tess_space *space, const char *text, tess_conf
 }
 
 bool tess_warm_row_measures(const tess_space *space, const tess_record_row *row, const tess_config *c) {
+    /* called on every row of a source: no repair of an illegal mapping, which is not exact anyway */
     tess_config mapped;
-    bool exact;
-    return row->status == TESS_RESULT_OK && tess_config_map(space, row->config, &mapped, &exact) == TESS_OK &&
-           exact && tess_config_equal(&mapped, c);
+    return row->status == TESS_RESULT_OK && map_values(space, row->config, &mapped) &&
+           tess_config_equal(&mapped, c) && tess_space_valid(space, &mapped);
 }
 
 typedef struct candidate {
