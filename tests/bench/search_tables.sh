@@ -1,7 +1,8 @@
 #!/bin/bash
 # search_tables.sh - regenerates the search and transfer tables of
 # data/bench/search/ from recorded spaces, by replay (no GPU needed):
-#   tests/bench/search_tables.sh BUILD_DIR SPACES_DIR [REPEATS] [BUDGET]
+#   tests/bench/search_tables.sh BUILD_DIR SPACES_DIR [REPEATS] [BUDGET] [search|transfer]
+# (the last: only that table; both unless given)
 # SPACES_DIR holds the Kernel Tuner cache files (pnpoly, gemm, dedispersion);
 # the H200 recordings come from data/bench. Writes
 #   data/bench/search/agent-members.txt   bench search of agent, bayes, model
@@ -14,6 +15,7 @@ build=${1:?usage: search_tables.sh BUILD_DIR SPACES_DIR [REPEATS] [BUDGET]}
 spaces=${2:?usage: search_tables.sh BUILD_DIR SPACES_DIR [REPEATS] [BUDGET]}
 repeats=${3:-10}
 budget=${4:-300}
+only=${5:-}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tessera="$build/tessera"
 out="$root/data/bench/search"
@@ -41,6 +43,7 @@ for f in "$root"/data/bench/gpu-h200-run*/space-*.jsonl "$root"/data/bench/gpu-h
 done
 stamp="$(date -u +%Y-%m-%d), $(nproc)-core development machine"
 
+if [ "$only" != transfer ]; then
 "$tessera" bench search "${files[@]}" --strategies random,bayes,model,agent \
     --repeats "$repeats" --budget "$budget" --json > "$json"
 {
@@ -92,6 +95,8 @@ print("agent at most its best member (bayes, model) on %d of %d spaces%s" % (
     len(by_space) - len(behind), len(by_space), "; behind on " + ", ".join(behind) if behind else ""))
 PY
 } > "$out/agent-members.txt"
+fi
+[ "$only" = search ] && { echo "wrote $out/agent-members.txt"; exit 0; }
 
 # Related pairs, both ways: other shapes and operators of one family (run 4),
 # the same task recorded in other runs (3 and 4; 8 and 9, whose kernels
@@ -118,7 +123,7 @@ transfer() {   # transfer SOURCE TARGET (paths for the header line, files)
 }
 {
     echo "# bench transfer by replay, $stamp:"
-    echo "#   tests/bench/search_tables.sh BUILD SPACES $repeats $budget"
+    echo "#   tests/bench/search_tables.sh BUILD SPACES $repeats $budget${only:+ $only}"
     a=dedispersion_A100.json.gz b=dedispersion_A4000.json.gz
     transfer $a $b "$spaces/$a" "$spaces/$b"
     transfer $b $a "$spaces/$b" "$spaces/$a"
@@ -137,4 +142,4 @@ awk '/within 5% \(median\)/{n++; cold=$7; r=$9/$7; if (r>1.1) bad++; if (r>worst
     "$out/transfer-pairs.txt.tmp" > "$out/transfer-pairs.txt"
 cat "$out/transfer-pairs.txt.tmp" >> "$out/transfer-pairs.txt"
 rm -f "$out/transfer-pairs.txt.tmp"
-echo "wrote $out/agent-members.txt and $out/transfer-pairs.txt"
+echo "wrote the tables in $out"
