@@ -1,6 +1,6 @@
 /*
  * main.c - tessera-md: Lennard-Jones molecular dynamics in reduced units,
- * its pair forces computed by tessera's tuned ljforce kernel.
+ * every part of its time step one of tessera's tuned kernels (engine.c).
  */
 #include <getopt.h>
 #include <math.h>
@@ -17,7 +17,8 @@ static const char usage[] =
     "usage: tessera-md (--restart FILE | --lattice fcc --density RHO --cells N --temperature T [--seed S])\n"
     "                  [options]\n"
     "Lennard-Jones molecular dynamics in reduced units (sigma = epsilon = mass = 1) in a periodic cube,\n"
-    "velocity Verlet, forces from tessera's ljforce kernel over a Verlet list built with cell lists.\n"
+    "velocity Verlet over a Verlet list built with cell lists, every part of a step one of tessera's\n"
+    "kernels (md_verlet, md_displace, md_bin, md_list, ljforce) on the state where they run.\n"
     "\n"
     "Initial state:\n"
     "  --restart FILE         an AMBER NetCDF restart (coordinates in angstrom, velocities in\n"
@@ -45,8 +46,8 @@ static const char usage[] =
     "  --dtype f32|f64        positions and forces of the kernel (default f32; energies sum in f64)\n"
     "  --layout rows|cols     neighbour list a row per atom or transposed (default rows)\n"
     "  --no-sort              keep the input order (default: atoms sorted by cell before the run)\n"
-    "  --tune N               tune the force kernel with N evaluations first (records: --db or\n"
-    "                         $TESSERA_DB)\n"
+    "  --tune N               tune every kernel of a step with N evaluations first (records: --db\n"
+    "                         or $TESSERA_DB)\n"
     "  --db FILE              the tessera records database\n"
     "Exit status: 0 success, 1 failure (a bad restart, a kernel error), 2 usage error.\n";
 
