@@ -42,7 +42,7 @@ static const char usage[] =
     "  --svg FILE             energy and temperature against time\n"
     "  --average-from STEP    mean potential energy and pressure from STEP on, with standard errors\n"
     "Kernels:\n"
-    "  --backend cpu|cuda     where the forces are computed (default cpu)\n"
+    "  --backend cpu|cuda     where the step runs and its state lives (default cpu)\n"
     "  --dtype f32|f64        positions and forces of the kernel (default f32; energies sum in f64)\n"
     "  --layout rows|cols     neighbour list a row per atom or transposed (default rows)\n"
     "  --no-sort              keep the input order (default: atoms sorted by cell before the run)\n"
