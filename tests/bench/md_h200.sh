@@ -8,41 +8,43 @@
 #             in f64 on the backend (pe/atom -6.7733681, pressure -5.0197073)
 #   calibrate the copy bandwidth, into the records the tuned runs use
 #   table     per size: the app with the untuned defaults (an empty records database),
-#             each kernel of its step tuned (ljforce and md_list with --budget, the others
-#             with a quarter of it), the app again with the tuned kernels; one table: the
-#             force kernel's time default and tuned, its memory traffic (tessera's
+#             each kernel of its step tuned (ljforce and md_list with --budget, default 12,
+#             the others with --small-budget, default 3; 0: left at their defaults), the app
+#             again with the tuned kernels; one table: the force kernel's time default and
+#             tuned, its memory traffic (tessera's
 #             compulsory bytes) as a fraction of the copy bandwidth calibrated in this run,
 #             the force kernel alone in atom-steps/s, the tuned kernels of a step summed
 #             (the list build weighted by how often the run rebuilt it), and the app's
 #             atom-steps/s default and tuned
-#   transfer  ljforce tuned cold at 32,000 atoms (--transfer off), then 256,000, 1,000,188
-#             and 32,000 atoms at density 0.6 each tuned cold and warm-started from it with
-#             the same budget and seed; evaluations to within 5%, 2% and 1% of the best
-#             known config (tests/bench/transfer_hw_summary.py)
+#   transfer  the table's ljforce tunes at the larger sizes (warm-started from the records of
+#             the sizes before) against the same tasks tuned cold from the calibration alone,
+#             and the first size's atoms at density 0.6 cold and warm, all with the same budget and
+#             seed; evaluations to within 5%, 2% and 1% of the best known config
+#             (tests/bench/transfer_hw_summary.py)
 # Builds nothing: it takes the built binaries.
 #
 # usage: tests/bench/md_h200.sh --tessera PATH --md PATH --out DIR [--backend cuda|cpu]
-#            [--budget N] [--transfer-budget N] [--phases check,calibrate,table,transfer]
+#            [--budget N] [--small-budget N] [--phases check,calibrate,table,transfer]
 #            [--cells "20 40 63"] [--small]
 #   --small   cells 5 6 8 and few steps (a quick check of the script on a CPU)
 # Writes into DIR: log.txt, check-*.json, md-step0-f64.txt, calibrate.txt, md-{default,tuned}-N.txt,
-# tune-N-KERNEL.json, table.txt, transfer/ (runs, summary.txt), records.db.
+# tune-N-KERNEL.json, table.txt, transfer/ (runs, summary.txt), records.db, calibrated.db.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tessera="" md="" backend=cuda budget=16 tbudget=10 small=0 out="" phases="check,calibrate,table,transfer" cells=""
+tessera="" md="" backend=cuda budget=12 small_budget=3 small=0 out="" phases="check,calibrate,table,transfer" cells=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tessera) tessera=${2:?--tessera needs a path}; shift 2 ;;
     --md) md=${2:?--md needs a path}; shift 2 ;;
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
-    --transfer-budget) tbudget=${2:?--transfer-budget needs a value}; shift 2 ;;
+    --small-budget) small_budget=${2:?--small-budget needs a value}; shift 2 ;;
     --phases) phases=${2:?--phases needs a list}; shift 2 ;;
     --cells) cells=${2:?--cells needs a list}; shift 2 ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --small) small=1; shift ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "md_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -84,6 +86,18 @@ phase_check() {
 phase_calibrate() {
     log "calibrate ($backend)"
     "$tessera" calibrate --backend "$backend" >"$out/calibrate.txt" 2>&1 || { log "FAILED: calibrate"; failed=1; }
+    # the calibration without any tuned task: where the transfer phase's cold runs start
+    for f in "$TESSERA_DB" "$TESSERA_DB-wal"; do [ -e "$f" ] && cp "$f" "$out/calibrated.db${f#"$TESSERA_DB"}"; done
+}
+
+tune_one() {   # OP SHAPE BUDGET JSON [tune options]: one tune, its report in JSON
+    local op=$1 shape=$2 b=$3 json=$4
+    shift 4
+    "$tessera" tune "$op" --shape "$shape" --backend "$backend" --budget "$b" --seed 1 --json "$@" \
+        >"$json" 2>"${json%.json}.err" || { log "  FAILED: tune $op $shape: $(tail -1 "${json%.json}.err")"; failed=1; return 1; }
+    [ -s "${json%.json}.err" ] || rm -f "${json%.json}.err"
+    log "  $op $shape: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b=r["best"]
+print("best %.4g ms, default %.4g ms, %d evaluations, %d warm configs" % (b["time_ms"] if b else float("nan"), r["default_ms"], r["evaluations"], r["warm_configs"]))' "$json")"
 }
 
 phase_table() {
@@ -95,54 +109,68 @@ phase_table() {
             >"$out/md-default-$n.txt" 2>&1 || { log "FAILED: $(tail -1 "$out/md-default-$n.txt")"; failed=1; continue; }
         rm -f "$out/untuned.db"*
         log "  $(grep -E '^steps' "$out/md-default-$n.txt")"
+        # the force kernel first, so that at the first size it starts from no records at all
         while read -r kernel op shape; do
-            b=$budget
-            [ "$kernel" = force ] || [ "$kernel" = list ] || b=$(((budget + 3) / 4))
-            "$tessera" tune "$op" --shape "$shape" --backend "$backend" --budget "$b" --json \
-                >"$out/tune-$n-$kernel.json" 2>"$out/tune-$n-$kernel.err" ||
-                { log "  FAILED: tune $op $shape: $(tail -1 "$out/tune-$n-$kernel.err")"; failed=1; }
-            [ -s "$out/tune-$n-$kernel.err" ] || rm -f "$out/tune-$n-$kernel.err"
-        done < <(kernels "$out/md-default-$n.txt")
-        log "  tuned; the app with the tuned kernels"
+            b=$small_budget
+            [ "$kernel" = force ] || [ "$kernel" = list ] && b=$budget
+            [ "$b" -gt 0 ] && tune_one "$op" "$shape" "$b" "$out/tune-$n-$kernel.json"
+        done < <(kernels "$out/md-default-$n.txt" | awk '{ print ($1 == "force" ? 0 : $1 == "list" ? 1 : 2), $0 }' |
+                 sort -s -k1,1n | cut -d' ' -f2-)
+        log "  the app with the tuned kernels"
         "$md" "${system[@]}" --cells "$c" --steps "$steps" --thermo 0 >"$out/md-tuned-$n.txt" 2>&1 ||
             { log "FAILED: $(tail -1 "$out/md-tuned-$n.txt")"; failed=1; continue; }
         log "  $(grep -E '^steps' "$out/md-tuned-$n.txt")"
-        python3 "$root/tests/bench/md_table.py" "$out" | tee "$out/table.txt" >&2
+        python3 "$root/tests/bench/md_table.py" "$out" >"$out/table.txt" && cat "$out/table.txt" >&2
     done
 }
 
+# Cold against warm: the table tuned ljforce at the first size from no records, and the larger
+# sizes warm-started from what was recorded before them (tess_tune's default, --transfer
+# auto); each larger size is tuned again here cold (--transfer off) from the calibration
+# alone, with the same budget and seed. A task at density 0.6 is tuned cold and warm-started
+# from every record of the table.
 phase_transfer() {
-    [ "$small" = 0 ] || return 0
-    tr=$out/transfer
+    [ -e "$out/calibrated.db" ] || { log "transfer: skipped (it needs the calibrate phase first)"; return 0; }
+    local tr=$out/transfer attrs="layout=rows,rc=2.5,shift=0,skin=0.3"
     mkdir -p "$tr/runs" "$tr/db"
-    attrs="density=0.8442,layout=rows,rc=2.5,shift=0,skin=0.3"
-    base=$tr/db/base.db
-    # the calibration of this run, without any tuned task
-    "$tessera" calibrate --backend "$backend" --db "$base" >/dev/null 2>&1 || { log "FAILED: calibrate for transfer"; failed=1; }
-    tune_run() {   # OP SHAPE KEY DB MODE NAME
-        "$tessera" tune "$1" --shape "$2" --backend "$backend" --budget "$tbudget" --seed 1 --transfer "$5" \
-            --db "$4" --json >"$tr/runs/$6.json" 2>"$tr/runs/$6.err" || { log "FAILED: tune $1 $2 --transfer $5"; return 1; }
-        "$tessera" db export --db "$4" --task "$3" -o "$tr/runs/$6.jsonl" >/dev/null && gzip -f "$tr/runs/$6.jsonl"
-        [ -s "$tr/runs/$6.err" ] || rm -f "$tr/runs/$6.err"
-        log "  $6: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("best %.4g ms, default %.4g ms, %d warm configs" % (r["best"]["time_ms"], r["default_ms"], r["warm_configs"]))' "$tr/runs/$6.json")"
-    }
-    log "transfer: ljforce 32000x128 tuned cold as the source ($tbudget evaluations per run)"
-    cp "$base" "$tr/db/source.db"
-    tune_run ljforce 32000x128 "ljforce:f32:32000x128:$attrs" "$tr/db/source.db" off source-ljforce-32000x128
     : >"$tr/experiments.txt"
-    for target in "ljforce 256000x128 $attrs ljforce-256000x128" "ljforce 1000188x128 $attrs ljforce-1000188x128" \
-        "ljforce:density=0.6 32000x96 density=0.6,layout=rows,rc=2.5,shift=0,skin=0.3 ljforce_rho0.6-32000x96"; do
-        read -r op shape key name <<<"$target"
-        echo "$name ljforce:32000x128" >>"$tr/experiments.txt"
-        for mode in off auto; do
-            db=$tr/db/run.db
-            if [ $mode = off ]; then cp "$base" "$db"; else cp "$tr/db/source.db" "$db"; fi
-            rm -f "$db-wal" "$db-shm"
-            tune_run "$op" "$shape" "ljforce:f32:$shape:$key" "$db" $mode "$name-$mode-1" || failed=1
-        done
+    fresh() {   # DB FROM: DB becomes a copy of FROM (and its write-ahead log)
+        rm -f "$1" "$1-wal" "$1-shm"
+        cp "$2" "$1"
+        [ -e "$2-wal" ] && cp "$2-wal" "$1-wal"
+        return 0
+    }
+    export_run() {   # DB KEY NAME
+        "$tessera" db export --db "$1" --task "$2" -o "$tr/runs/$3.jsonl" >/dev/null && gzip -f "$tr/runs/$3.jsonl"
+    }
+    local first=${cells%% *}
+    for c in $cells; do
+        [ "$c" = "$first" ] && continue
+        local n=$((4 * c ** 3))
+        [ -e "$out/tune-$n-force.json" ] || continue
+        local shape
+        shape=$(kernels "$out/md-default-$n.txt" | awk '$1 == "force" { print $3 }')
+        local name=ljforce-$shape key="ljforce:f32:$shape:density=0.8442,$attrs"
+        echo "$name ljforce:$((4 * first ** 3))x128" >>"$tr/experiments.txt"
+        cp "$out/tune-$n-force.json" "$tr/runs/$name-auto-1.json"
+        export_run "$TESSERA_DB" "$key" "$name-auto-1"
+        fresh "$tr/db/run.db" "$out/calibrated.db"
+        log "transfer: $name cold"
+        tune_one ljforce "$shape" "$budget" "$tr/runs/$name-off-1.json" --transfer off --db "$tr/db/run.db" &&
+            export_run "$tr/db/run.db" "$key" "$name-off-1"
+    done
+    local n0=$((4 * first ** 3))
+    local name=ljforce_rho0.6-${n0}x96 key="ljforce:f32:${n0}x96:density=0.6,$attrs"
+    echo "$name every ljforce task of the table" >>"$tr/experiments.txt"
+    for mode in off auto; do
+        if [ $mode = off ]; then fresh "$tr/db/run.db" "$out/calibrated.db"; else fresh "$tr/db/run.db" "$TESSERA_DB"; fi
+        log "transfer: $name --transfer $mode"
+        tune_one ljforce:density=0.6 "${n0}x96" "$budget" "$tr/runs/$name-$mode-1.json" --transfer $mode \
+            --db "$tr/db/run.db" && export_run "$tr/db/run.db" "$key" "$name-$mode-1"
     done
     rm -rf "$tr/db"
-    python3 "$root/tests/bench/transfer_hw_summary.py" "$tr" >"$tr/summary.txt" 2>&1 && cat "$tr/summary.txt" >&2
+    python3 "$root/tests/bench/transfer_hw_summary.py" "$tr" >"$tr/summary.txt" 2>&1
+    cat "$tr/summary.txt" >&2
 }
 
 IFS=, read -ra order <<<"$phases"
