@@ -2,9 +2,9 @@
  * md_list.c - the Verlet neighbour list as an operator (md_step.h): each
  * atom's neighbours within rc + skin from its own and the 26 surrounding
  * cells (md_bin's output), in the order the cells list them, with C/OpenMP
- * and CUDA generators (templates/md_list.c.in, templates/md_list.cu), one
- * atom per thread. Entries past an atom's count are left unwritten, so
- * verification compares the listed ones only.
+ * and CUDA generators (templates/md_list.c.in, templates/md_list.cu: tpp
+ * threads share an atom's candidates). Entries past an atom's count are
+ * left unwritten, so verification compares the listed ones only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,30 +178,38 @@ static tess_status list_cpu_emit(const tess_op *op, const tess_task *t, const te
     return TESS_OK;
 }
 
+/* Threads per block, and threads per atom sharing its candidates (dividing a warp). */
 static tess_status list_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)op;
     (void)t;
     (void)dev;
-    return tess_md_cuda_block_space(out);
+    const double tpp[] = {1, 2, 4, 8, 16, 32};
+    *out = NULL;
+    tess_status st = tess_md_cuda_block_space(out);
+    if (!st) st = tess_space_add(*out, "tpp", 6, tpp, 3);
+    if (st && *out) {
+        tess_space_destroy(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 static tess_status list_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                   const tess_config *c, tess_kernel_source *out) {
     (void)op;
     (void)dev;
-    const int block = (int)tess_config_get(s, c, "block");
+    const int block = (int)tess_config_get(s, c, "block"), tpp = (int)tess_config_get(s, c, "tpp");
     char defines[256];
     snprintf(defines, sizeof defines,
-             "#define BLOCK %d\n#define MD_FN static __device__ __forceinline__\n#define MD_MUL __dmul_rn\n"
-             "#define MD_ADD __dadd_rn\n#define MD_SUB __dsub_rn",
-             block);
+             "#define BLOCK %d\n#define TPP %d\n#define MD_FN static __device__ __forceinline__\n"
+             "#define MD_MUL __dmul_rn\n#define MD_ADD __dadd_rn\n#define MD_SUB __dsub_rn",
+             block, tpp);
     tess_status st = list_source(t, s, c, defines, tess_src_reductions_pairs_templates_md_list_cu, out);
     if (st) return st;
     snprintf(out->options, sizeof out->options, "--minimal");
     st = tess_kernel_source_add_launch(out, "md_list_zero", 1, 32, 0);
-    return st ? st
-              : tess_kernel_source_add_launch(out, "md_list", (unsigned)((t->shape[0] + block - 1) / block),
-                                              (unsigned)block, 0);
+    const long long grid = (t->shape[0] * tpp + block - 1) / block;
+    return st ? st : tess_kernel_source_add_launch(out, "md_list", (unsigned)grid, (unsigned)block, 0);
 }
 
 static const tess_op_backend list_impl[] = {

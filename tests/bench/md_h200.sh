@@ -97,7 +97,8 @@ tune_one() {   # OP SHAPE BUDGET JSON [tune options]: one tune, its report in JS
         >"$json" 2>"${json%.json}.err" || { log "  FAILED: tune $op $shape: $(tail -1 "${json%.json}.err")"; failed=1; return 1; }
     [ -s "${json%.json}.err" ] || rm -f "${json%.json}.err"
     log "  $op $shape: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b=r["best"]
-print("best %.4g ms, default %.4g ms, %d evaluations, %d warm configs" % (b["time_ms"] if b else float("nan"), r["default_ms"], r["evaluations"], r["warm_configs"]))' "$json")"
+bad = ", ".join("%d %s" % (v, k) for k, v in r["statuses"].items() if k != "ok" and v)
+print("best %.4g ms, default %.4g ms, %d evaluations (%s), %d warm configs" % (b["time_ms"] if b else float("nan"), r["default_ms"], r["evaluations"], bad or "all ok", r["warm_configs"]))' "$json")"
 }
 
 phase_table() {
