@@ -4,8 +4,8 @@
  * as the engine (the first half of velocity Verlet), so that a list widened
  * during the run can replace the list and force kernels without losing it.
  * On cuda the kernels are queued on the default stream; the copies that
- * cross to the host (the moved count, the largest list, the thermo sums)
- * wait for them.
+ * cross to the host (the moved counts, the largest list, the thermo sums,
+ * each a partial sum per chunk of atoms that the host adds) wait for them.
  */
 #include <math.h>
 #include <stdio.h>
@@ -152,12 +152,32 @@ static size_t real_size(const md_engine *e) { return strcmp(e->cfg.dtype, "f64")
 
 static size_t list_bytes(const md_engine *e) { return (size_t)(e->n + e->n * e->m) * sizeof(int32_t); }
 
+/* The chunks the partial sums are kept per: as many as md_displace's counts. */
+static int count_chunks(md_engine *e, char *err, size_t errlen) {
+    char op[200];
+    int64_t shape[3];
+    tess_buffer_info bufs[3];
+    int nbufs = 0;
+    const int nd = md_engine_task(e, MD_DISPLACE, op, sizeof op, shape);
+    if (tess_op_list_buffers(op, shape, nd, e->cfg.dtype, bufs, 3, &nbufs) || nbufs != 3) {
+        snprintf(err, errlen, "the buffers of %s: %s", op, tess_errmsg());
+        return 1;
+    }
+    e->chunks = (long)bufs[2].count;
+    return 0;
+}
+
 static int alloc_all(md_engine *e, char *err, size_t errlen) {
+    if (count_chunks(e, err, errlen)) return 1;
+    if (!(e->host = malloc((size_t)e->chunks * 3 * sizeof(double)))) {
+        snprintf(err, errlen, "memory for the partial sums of %ld atoms", e->n);
+        return 1;
+    }
     const size_t n = (size_t)e->n, r = real_size(e), cells = (size_t)(e->s * e->s * e->s) + 1 + n;
     void **arrays[] = {&e->x, &e->v, &e->x0, &e->f, &e->pos, &e->ev, &e->sums, &e->cells, &e->rank, &e->list,
                        &e->most, &e->moved};
-    const size_t bytes[] = {24 * n, 24 * n, 24 * n, 3 * r * n, 4 * r * n, 16 * n, 24, 4 * cells, 4 * n,
-                            list_bytes(e), 4, 4};
+    const size_t bytes[] = {24 * n, 24 * n, 24 * n, 3 * r * n, 4 * r * n, 16 * n, 24 * (size_t)e->chunks,
+                            4 * cells, 4 * n, list_bytes(e), 4, 4 * (size_t)e->chunks};
     for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++)
         if (tess_kernel_alloc(e->k[MD_FIRST], bytes[i], arrays[i])) {
             snprintf(err, errlen, "memory for the state of %ld atoms: %s", e->n, tess_errmsg());
@@ -224,18 +244,23 @@ int md_engine_step(md_engine *e, char *err, size_t errlen) {
         snprintf(err, errlen, "%s", tess_errmsg());
         return 1;
     }
-    int32_t moved = 0;
     if (run(e, MD_FIRST, e->x, e->v, e->f, e->pos, NULL, err, errlen) ||
         run(e, MD_DISPLACE, e->x, e->x0, e->moved, NULL, NULL, err, errlen) ||
-        copy_down(e, &moved, e->moved, sizeof moved, "the displacement check", err, errlen))
+        copy_down(e, e->host, e->moved, (size_t)e->chunks * sizeof(int32_t), "the displacement check", err, errlen))
         return 1;
-    if (moved > 0 && rebuild(e, err, errlen)) return 1;
+    const int32_t *moved = e->host;
+    long stale = 0;
+    for (long c = 0; c < e->chunks; c++) stale += moved[c];
+    if (stale > 0 && rebuild(e, err, errlen)) return 1;
     return forces(e, err, errlen) || run(e, MD_SECOND, e->v, e->f, e->ev, e->sums, NULL, err, errlen);
 }
 
 int md_engine_thermo(md_engine *e, char *err, size_t errlen) {
-    double sums[3];
-    if (copy_down(e, sums, e->sums, sizeof sums, "the thermo sums", err, errlen)) return 1;
+    double *chunk = e->host, sums[3] = {0, 0, 0};
+    if (copy_down(e, chunk, e->sums, (size_t)e->chunks * 3 * sizeof(double), "the thermo sums", err, errlen))
+        return 1;
+    for (long c = 0; c < e->chunks; c++)
+        for (int q = 0; q < 3; q++) sums[q] += chunk[3 * c + q];
     e->v2 = sums[0];
     e->pe = sums[1] + (e->cfg.tail ? (double)e->n * md_tail_energy(e->density, e->cfg.rc) : 0);
     e->virial = sums[2];
@@ -255,4 +280,6 @@ void md_engine_close(md_engine *e) {
     for (int w = 0; w < MD_NKERNELS; w++)
         if (e->k[w]) tess_kernel_destroy(e->k[w]);
     memset(e->k, 0, sizeof e->k);
+    free(e->host);
+    e->host = NULL;
 }

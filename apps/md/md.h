@@ -63,8 +63,11 @@ typedef struct md_engine {
     double box, density;
     tess_kernel *k[MD_NKERNELS];
     /* In the kernels' memory: x, v, x0 (n*3 f64), f (n*3), pos (n*4) of the
-     * force dtype, ev (n*2 f64), sums (3 f64), cells, rank, list, most, moved. */
+     * force dtype, ev (n*2 f64), sums (3 f64 a chunk), cells, rank, list,
+     * most, moved (1 i32 a chunk). */
     void *x, *v, *x0, *f, *pos, *ev, *sums, *cells, *rank, *list, *most, *moved;
+    long chunks;                    /* of atoms, each with its partial sums (md_displace's buffers say how many) */
+    void *host;                     /* room for the partial sums on the host */
     long step;                      /* of the state, numbering the thermostat's noise */
     int builds;
     double v2, pe, virial;          /* the last thermo sums, the tail correction in pe */

@@ -140,6 +140,21 @@ tess_status tess_md_cuda_block_space(tess_space **out) {
     return TESS_OK;
 }
 
+long long tess_md_chunks(long long n) { return (n + TESS_MD_CHUNK - 1) / TESS_MD_CHUNK; }
+
+tess_status tess_md_cuda_chunk_space(tess_space **out) {
+    tess_space *s = tess_space_create();
+    if (!s) return tess_error(TESS_ERR_NOMEM, "cuda space");
+    const double block[] = {64, 128, 256};
+    tess_status st = tess_space_add(s, "block", 3, block, 1);
+    if (st) {
+        tess_space_destroy(s);
+        return st;
+    }
+    *out = s;
+    return TESS_OK;
+}
+
 tess_status tess_md_cpu_threads_space(const tess_device *dev, tess_space **out) {
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "cpu space");

@@ -20,12 +20,14 @@
  * Buffers, in order:
  *   md_verlet half=first:  x inout, v inout, f in (N*3 dtype), pos out (N*4 dtype)
  *             half=second: v inout, f in (N*3 dtype), ev in (N*2 f64: ljforce's
- *                          energy and virial halves), sums out (3 f64: sum of
- *                          v^2, of energies, of virials)
+ *                          energy and virial halves), sums out (3 f64 per chunk
+ *                          of TESS_MD_CHUNK atoms: its sum of v^2, of energies,
+ *                          of virials)
  *             scalars dt, box; with langevin also c1 = exp(-gamma dt),
  *             c2 = sqrt((1 - c1^2) T), seed and step (the noise of atom i,
  *             axis a at a step is a function of seed, step and 3i + a).
- *   md_displace: x in, x0 in, moved out (1 i32); scalar box.
+ *   md_displace: x in, x0 in, moved out (1 i32 per chunk of TESS_MD_CHUNK
+ *            atoms: how many of them moved); scalar box.
  *   md_bin   (task NxS): x in, cells out ((S^3 + 1 + N) i32: the first S^3 + 1
  *            are each cell's first index into the rest, then the atoms cell
  *            by cell, in any order within a cell), rank scratch (N i32);
@@ -37,6 +39,10 @@
  *            (1 i32: the most neighbours an atom has, which may exceed M:
  *            then the list holds M of them and the caller widens it);
  *            scalar box.
+ * The reductions end per chunk of atoms, each chunk's sum written by one
+ * block without atomics (the caller adds the chunks), so that no launch
+ * has to zero a total first and the sums do not depend on the order blocks
+ * finish in.
  * Cells: S a side, each at least rc + skin wide (S >= 3), or S = 1 (one
  * cell holds every atom); an atom at x lies in cell floor(x / box * S),
  * clamped to [0, S).
@@ -47,6 +53,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/op.h"
+
+#define TESS_MD_CHUNK 256   /* atoms per partial sum of md_verlet and md_displace */
 
 extern const tess_op tess_op_md_verlet, tess_op_md_displace, tess_op_md_bin, tess_op_md_list;
 
@@ -79,6 +87,10 @@ double tess_md_noise(uint64_t seed, uint64_t step, uint64_t k);
 
 /* A cuda space of one parameter: threads per block, 64 to 512 (default 256). */
 tess_status tess_md_cuda_block_space(tess_space **out);
+/* A cuda space of threads per block for one block per chunk: 64 to 256 (default 128). */
+tess_status tess_md_cuda_chunk_space(tess_space **out);
+/* The chunks of n atoms. */
+long long tess_md_chunks(long long n);
 /* A cpu space of one parameter: OpenMP threads. */
 tess_status tess_md_cpu_threads_space(const tess_device *dev, tess_space **out);
 

@@ -2,9 +2,8 @@
  * md_verlet.c - the halves of a velocity-Verlet step as an operator
  * (md_step.h): task checks, buffers, the float64 reference and the C/OpenMP
  * and CUDA generators (templates/md_verlet.c.in, templates/md_verlet.cu).
- * The CUDA kernels take one thread per atom; the second half sums its
- * thermo terms per block and adds them to the totals with atomics, so they
- * vary in their last bits from run to run.
+ * The CUDA kernels of the first half take one thread per atom; the second
+ * half one block per chunk of atoms, which sums the chunk's thermo terms.
  */
 #include <math.h>
 #include <stdio.h>
@@ -76,7 +75,7 @@ static tess_status verlet_buffers(const tess_op *op, const tess_task *t, tess_bu
     st = tess_buffer_list_add(out, "v", TESS_BUF_INOUT, TESS_F64, 3 * n);
     if (!st) st = tess_buffer_list_add(out, "f", TESS_BUF_IN, t->dtype, 3 * n);
     if (!st) st = tess_buffer_list_add(out, "ev", TESS_BUF_IN, TESS_F64, 2 * n);
-    return st ? st : tess_buffer_list_add(out, "sums", TESS_BUF_OUT, TESS_F64, 3);
+    return st ? st : tess_buffer_list_add(out, "sums", TESS_BUF_OUT, TESS_F64, 3 * tess_md_chunks(n));
 }
 
 static double c1_of(void) { return exp(-1.0 * DT); }
@@ -111,14 +110,15 @@ static tess_status verlet_reference(const tess_op *op, const tess_task *t, void 
     }
     double *v = bufs[0], *sums = bufs[3];
     const double *ev = bufs[2];
-    sums[0] = sums[1] = sums[2] = 0;
+    memset(sums, 0, (size_t)(3 * tess_md_chunks(p.n)) * sizeof *sums);
     for (long long i = 0; i < p.n; i++) {
+        double *chunk = sums + 3 * (i / TESS_MD_CHUNK);
         for (int d = 0; d < 3; d++) {
             v[3 * i + d] += h * tess_dtype_load(bufs[1], t->dtype, 3 * i + d);
-            sums[0] += v[3 * i + d] * v[3 * i + d];
+            chunk[0] += v[3 * i + d] * v[3 * i + d];
         }
-        sums[1] += ev[2 * i];
-        sums[2] += ev[2 * i + 1];
+        chunk[1] += ev[2 * i];
+        chunk[2] += ev[2 * i + 1];
     }
     return TESS_OK;
 }
@@ -133,7 +133,7 @@ static double verlet_bytes(const tess_op *op, const tess_task *t) {
     (void)op;
     const double n = (double)t->shape[0], r = (double)tess_dtype_size(t->dtype);
     /* first: x and v read and written, f read, pos written; second: v, f, ev */
-    return kind_of(t).first ? n * (4 * 24 + 3 * r + 4 * r) : n * (2 * 24 + 3 * r + 16);
+    return kind_of(t).first ? n * (4 * 24 + 3 * r + 4 * r) : n * (2 * 24 + 3 * r + 16) + 24.0 * (double)tess_md_chunks(t->shape[0]);
 }
 
 static double verlet_tolerance(const tess_op *op, const tess_task *t) {
@@ -181,7 +181,8 @@ static tess_status verlet_cpu_emit(const tess_op *op, const tess_task *t, const 
     (void)dev;
     tess_strbuf b = {0};
     header(&b, t, s, c, "C/OpenMP");
-    tess_strbuf_printf(&b, "#define THREADS %d\n#include <math.h>\n\n", (int)tess_config_get(s, c, "threads"));
+    tess_strbuf_printf(&b, "#define THREADS %d\n#define CHUNK %d\n#include <math.h>\n\n",
+                       (int)tess_config_get(s, c, "threads"), TESS_MD_CHUNK);
     tess_strbuf_puts(&b, tess_src_reductions_pairs_templates_md_noise_h);
     tess_strbuf_puts(&b, tess_src_reductions_pairs_templates_md_verlet_c_in);
     memset(out, 0, sizeof *out);
@@ -195,19 +196,20 @@ static tess_status verlet_cpu_emit(const tess_op *op, const tess_task *t, const 
 
 static tess_status verlet_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)op;
-    (void)t;
     (void)dev;
-    return tess_md_cuda_block_space(out);
+    return kind_of(t).first ? tess_md_cuda_block_space(out) : tess_md_cuda_chunk_space(out);
 }
 
 static tess_status verlet_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev,
                                     const tess_space *s, const tess_config *c, tess_kernel_source *out) {
     (void)op;
     const int block = (int)tess_config_get(s, c, "block");
-    const long long grid = ((long long)t->shape[0] + block - 1) / block;
+    const bool first = kind_of(t).first;
+    const long long grid = first ? ((long long)t->shape[0] + block - 1) / block : tess_md_chunks(t->shape[0]);
     tess_strbuf b = {0};
     header(&b, t, s, c, dev->arch[0] ? dev->arch : "cuda");
-    tess_strbuf_printf(&b, "#define BLOCK %d\n#define MD_FN static __device__ __forceinline__\n\n", block);
+    tess_strbuf_printf(&b, "#define BLOCK %d\n#define CHUNK %d\n#define MD_FN static __device__ __forceinline__\n\n",
+                       block, TESS_MD_CHUNK);
     tess_strbuf_puts(&b, tess_src_reductions_pairs_templates_md_noise_h);
     tess_strbuf_puts(&b, tess_src_reductions_pairs_templates_md_verlet_cu);
     memset(out, 0, sizeof *out);
@@ -215,8 +217,7 @@ static tess_status verlet_cuda_emit(const tess_op *op, const tess_task *t, const
     if (!st) st = add_scalars(t, out);
     if (st) return st;
     snprintf(out->options, sizeof out->options, "--minimal");
-    if (!kind_of(t).first) st = tess_kernel_source_add_launch(out, "md_zero_sums", 1, 32, 0);
-    return st ? st : tess_kernel_source_add_launch(out, "md_verlet", (unsigned)grid, (unsigned)block, 0);
+    return tess_kernel_source_add_launch(out, "md_verlet", (unsigned)grid, (unsigned)block, 0);
 }
 
 static const tess_op_backend verlet_impl[] = {
@@ -227,7 +228,7 @@ static const tess_op_backend verlet_impl[] = {
 const tess_op tess_op_md_verlet = {
     .name = "md_verlet",
     .family = "reductions",
-    .summary = "a half of a velocity-Verlet step (first: x, v, f, pos; second: v, f, ev, sums; scalars dt, box, ...)",
+    .summary = "a half of a velocity-Verlet step (first: x, v, f, pos; second: v, f, ev, sums per chunk; scalars dt, box, ...)",
     .default_shape = "32000",
     .extents = "N",
     .attrs = verlet_attrs,

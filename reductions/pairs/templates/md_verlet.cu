@@ -1,5 +1,6 @@
-// md_verlet.cu - a half of velocity Verlet (md_step.h), one thread per atom.
-// Parameters defined above: N, REAL, FIRST, LANGEVIN, BLOCK.
+// md_verlet.cu - a half of velocity Verlet (md_step.h): the first one thread per
+// atom, the second one block per chunk of atoms.
+// Parameters defined above: N, REAL, FIRST, LANGEVIN, BLOCK, CHUNK.
 
 #if FIRST
 extern "C" __global__ void __launch_bounds__(BLOCK)
@@ -35,11 +36,6 @@ md_verlet(double *__restrict__ x, double *__restrict__ v, const REAL *__restrict
     for (int d = 0; d < 4; d++) pos[4 * i + d] = packed[d];
 }
 #else
-extern "C" __global__ void md_zero_sums(double *v, const REAL *f, const double *ev, double *sums, double dt)
-{
-    if (threadIdx.x < 3) sums[threadIdx.x] = 0;
-}
-
 __device__ __forceinline__ double warp_sum(double s)
 {
 #pragma unroll
@@ -47,23 +43,25 @@ __device__ __forceinline__ double warp_sum(double s)
     return s;
 }
 
+// One block per chunk of CHUNK atoms, each thread taking every BLOCK-th.
 extern "C" __global__ void __launch_bounds__(BLOCK)
 md_verlet(double *__restrict__ v, const REAL *__restrict__ f, const double *__restrict__ ev,
           double *__restrict__ sums, double dt)
 {
     __shared__ double part[3][BLOCK / 32];
-    const long long i = (long long)blockIdx.x * BLOCK + threadIdx.x;
+    const double h = 0.5 * dt;
     double term[3] = {0, 0, 0};
-    if (i < N) {
-        const double h = 0.5 * dt;
+    for (int a = threadIdx.x; a < CHUNK; a += BLOCK) {
+        const long long i = (long long)blockIdx.x * CHUNK + a;
+        if (i >= N) break;
 #pragma unroll
         for (int d = 0; d < 3; d++) {
             const double vi = v[3 * i + d] + h * (double)f[3 * i + d];
             v[3 * i + d] = vi;
             term[0] += vi * vi;
         }
-        term[1] = ev[2 * i];
-        term[2] = ev[2 * i + 1];
+        term[1] += ev[2 * i];
+        term[2] += ev[2 * i + 1];
     }
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
@@ -77,7 +75,7 @@ md_verlet(double *__restrict__ v, const REAL *__restrict__ f, const double *__re
         for (int q = 0; q < 3; q++) {
             double s = lane < BLOCK / 32 ? part[q][lane] : 0;
             s = warp_sum(s);
-            if (lane == 0) atomicAdd(sums + q, s);
+            if (lane == 0) sums[3 * blockIdx.x + q] = s;
         }
     }
 }
