@@ -88,8 +88,8 @@ tess_status tess_md_bin_reference(const tess_md_params *p, const double *x, int3
     return TESS_OK;
 }
 
-/* The minimum image; the box is at least twice the list radius. */
-static double min_image(double d, double box) { return d - box * nearbyint(d / box); }
+/* The minimum image of the separation of two positions in [0, box), as the kernels take it (templates/md_cell.h). */
+static double min_image(double d, double box) { return d > 0.5 * box ? d - box : d < -0.5 * box ? d + box : d; }
 
 void tess_md_list_reference(const tess_md_params *p, const double *x, const int32_t *cells, int32_t *list,
                             int32_t *most) {

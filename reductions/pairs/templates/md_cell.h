@@ -12,4 +12,9 @@ MD_FN long long md_cell_of(double x, double y, double z, double box)
     return (c[2] * S + c[1]) * S + c[0];
 }
 
-MD_FN double md_min_image(double d, double box) { return MD_SUB(d, MD_MUL(box, nearbyint(d / box))); }
+/* Positions lie in [0, box), so a separation is within one box of its
+ * minimum image: a comparison and one rounded addition, not a division. */
+MD_FN double md_min_image(double d, double box)
+{
+    return d > 0.5 * box ? MD_SUB(d, box) : d < -0.5 * box ? MD_ADD(d, box) : d;
+}
