@@ -21,18 +21,23 @@
 #             and the first size's atoms at density 0.6 cold and warm, all with the same budget and
 #             seed; evaluations to within 5%, 2% and 1% of the best known config
 #             (tests/bench/transfer_hw_summary.py)
+#   import    the best configs of the tune reports in --reports DIR (an earlier run's
+#             tune-N-KERNEL.json on this device) imported into the records
+#             (tests/bench/md_library.py), after at least one tune of this run
+#   apps      per size: the app with the untuned defaults and with the recorded configs,
+#             tuning nothing
 # Builds nothing: it takes the built binaries.
 #
 # usage: tests/bench/md_h200.sh --tessera PATH --md PATH --out DIR [--backend cuda|cpu]
 #            [--budget N] [--small-budget N] [--phases check,calibrate,table,transfer]
-#            [--cells "20 40 63"] [--small]
+#            [--cells "20 40 63"] [--reports DIR] [--small]
 #   --small   cells 5 6 8 and few steps (a quick check of the script on a CPU)
 # Writes into DIR: log.txt, check-*.json, md-step0-f64.txt, calibrate.txt, md-{default,tuned}-N.txt,
 # tune-N-KERNEL.json, table.txt, transfer/ (runs, summary.txt), records.db, calibrated.db.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tessera="" md="" backend=cuda budget=12 small_budget=3 small=0 out="" phases="check,calibrate,table,transfer" cells=""
+tessera="" md="" backend=cuda budget=12 small_budget=3 small=0 out="" phases="check,calibrate,table,transfer" cells="" reports=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tessera) tessera=${2:?--tessera needs a path}; shift 2 ;;
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
     --small-budget) small_budget=${2:?--small-budget needs a value}; shift 2 ;;
     --phases) phases=${2:?--phases needs a list}; shift 2 ;;
     --cells) cells=${2:?--cells needs a list}; shift 2 ;;
+    --reports) reports=${2:?--reports needs a directory}; shift 2 ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --small) small=1; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -101,15 +107,36 @@ bad = ", ".join("%d %s" % (v, k) for k, v in r["statuses"].items() if k != "ok" 
 print("best %.4g ms, default %.4g ms, %d evaluations (%s), %d warm configs" % (b["time_ms"] if b else float("nan"), r["default_ms"], r["evaluations"], bad or "all ok", r["warm_configs"]))' "$json")"
 }
 
+app_run() {   # CELLS default|tuned: the app for its steps, into md-MODE-N.txt
+    local c=$1 n=$((4 * $1 ** 3)) steps
+    steps=$(steps_for "$1")
+    log "$n atoms: the app with the $2 kernels, $steps steps"
+    rm -f "$out/untuned.db"*
+    local db=$TESSERA_DB
+    [ "$2" = default ] && db=$out/untuned.db
+    TESSERA_DB="$db" "$md" "${system[@]}" --cells "$c" --steps "$steps" --thermo 0 >"$out/md-$2-$n.txt" 2>&1 ||
+        { log "FAILED: $(tail -1 "$out/md-$2-$n.txt")"; failed=1; rm -f "$out/untuned.db"*; return 1; }
+    rm -f "$out/untuned.db"*
+    log "  $(grep -E '^steps' "$out/md-$2-$n.txt"); list and force: $(awk '$1 == "list" || $1 == "force" { printf "%s %s ", $4, $5 }' "$out/md-$2-$n.txt")"
+}
+
+phase_apps() {
+    for c in $cells; do app_run "$c" default && app_run "$c" tuned; done
+}
+
+phase_import() {
+    [ -d "$reports" ] || { log "import: no --reports DIR"; failed=1; return 0; }
+    "$tessera" db export --device "${backend}" -o "$out/base-library.json" >/dev/null &&
+        python3 "$root/tests/bench/md_library.py" "$out/base-library.json" "$out/library.json" "$reports"/tune-*.json \
+            >/dev/null && "$tessera" db import "$out/library.json" >/dev/null ||
+        { log "FAILED: importing the configs of $reports"; failed=1; return 0; }
+    log "imported $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["kernels"]))' "$out/library.json") configs from $reports"
+}
+
 phase_table() {
     for c in $cells; do
-        n=$((4 * c ** 3)) steps=$(steps_for "$c")
-        log "$n atoms: the app with the default kernels, $steps steps"
-        rm -f "$out/untuned.db"*
-        TESSERA_DB="$out/untuned.db" "$md" "${system[@]}" --cells "$c" --steps "$steps" --thermo 0 \
-            >"$out/md-default-$n.txt" 2>&1 || { log "FAILED: $(tail -1 "$out/md-default-$n.txt")"; failed=1; continue; }
-        rm -f "$out/untuned.db"*
-        log "  $(grep -E '^steps' "$out/md-default-$n.txt")"
+        n=$((4 * c ** 3))
+        app_run "$c" default || continue
         # the force kernel first, so that at the first size it starts from no records at all
         while read -r kernel op shape; do
             b=$small_budget
@@ -117,10 +144,7 @@ phase_table() {
             [ "$b" -gt 0 ] && tune_one "$op" "$shape" "$b" "$out/tune-$n-$kernel.json"
         done < <(kernels "$out/md-default-$n.txt" | awk '{ print ($1 == "force" ? 0 : $1 == "list" ? 1 : 2), $0 }' |
                  sort -s -k1,1n | cut -d' ' -f2-)
-        log "  the app with the tuned kernels"
-        "$md" "${system[@]}" --cells "$c" --steps "$steps" --thermo 0 >"$out/md-tuned-$n.txt" 2>&1 ||
-            { log "FAILED: $(tail -1 "$out/md-tuned-$n.txt")"; failed=1; continue; }
-        log "  $(grep -E '^steps' "$out/md-tuned-$n.txt")"
+        app_run "$c" tuned || continue
         python3 "$root/tests/bench/md_table.py" "$out" >"$out/table.txt" && cat "$out/table.txt" >&2
     done
 }
@@ -177,8 +201,8 @@ phase_transfer() {
 IFS=, read -ra order <<<"$phases"
 for ph in "${order[@]}"; do
     case $ph in
-    check|calibrate|table|transfer) ;;
-    *) echo "md_h200.sh: error: unknown phase '$ph' (check, calibrate, table, transfer)" >&2; exit 2 ;;
+    check|calibrate|table|transfer|import|apps) ;;
+    *) echo "md_h200.sh: error: unknown phase '$ph' (check, calibrate, table, transfer, import, apps)" >&2; exit 2 ;;
     esac
 done
 for ph in "${order[@]}"; do "phase_$ph"; done
