@@ -5,9 +5,10 @@
  *   vec               elements per load (at most 16 bytes; C a multiple of it)
  *   threads_per_row   threads sharing a row (8 to 1024; below 32 a warp holds several rows)
  *   rows_per_block    rows of a block (threads_per_row * rows_per_block in 32..1024)
- *   cache             where the row stays between passes: registers (at most
- *                     64 floats per thread), shared (as stored, within the
- *                     device's shared memory per block) or global (read again)
+ *   cache             where the row stays between passes: registers (as
+ *                     stored, at most 256 bytes per thread: 64 floats, 128
+ *                     bf16), shared (as stored, within the device's shared
+ *                     memory per block) or global (read again)
  *   unroll            unroll of the passes over a row in shared or global memory
  *   cluster           sm_90: blocks of a thread-block cluster sharing each row
  *                     (a slice each, statistics combined through distributed
@@ -28,7 +29,7 @@
 extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_rowwise_cu[];
 
-#define MAX_HELD 64                 /* floats a thread may hold in registers */
+#define MAX_HELD_BYTES 256          /* of the row a thread may hold in registers (64 of them) */
 #define REDUCE_SMEM (2 * 16 * 32 * 4)   /* the template's static shared memory, at most */
 
 static const char *const cache_labels[] = {"registers", "shared", "global"};
@@ -65,7 +66,7 @@ static bool block_size_ok(const double *v, void *user) {
 static bool cache_fits(const double *v, void *user) {
     const row_limits *l = user;
     switch ((int)v[l->cache]) {
-    case CACHE_REGISTERS: return items_of(l, v) * (int64_t)v[l->vec] <= MAX_HELD;
+    case CACHE_REGISTERS: return items_of(l, v) * (int64_t)v[l->vec] * l->esize <= MAX_HELD_BYTES;
     case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + REDUCE_SMEM <= l->smem;
     default: return true;
     }
@@ -112,7 +113,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     int drpb = 0;
     while (drpb < 4 && tprs[dtpr] * rpbs[drpb] < 128) drpb++;
     const int64_t items = (nv + (int64_t)tprs[dtpr] - 1) / (int64_t)tprs[dtpr];
-    const int dcache = items * (int64_t)vecs[dvec] <= MAX_HELD ? CACHE_REGISTERS
+    const int dcache = items * (int64_t)vecs[dvec] * esize <= MAX_HELD_BYTES ? CACHE_REGISTERS
                        : (int64_t)rpbs[drpb] * cols * esize + REDUCE_SMEM <= l.smem ? CACHE_SHARED
                                                                                       : CACHE_GLOBAL;
 
@@ -146,7 +147,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
                                             "32 <= threads_per_row * rows_per_block <= max threads per block");
     if (!st)
         st = tess_space_add_constraint_copy(s, cache_fits, &l, sizeof l,
-                                            "the row (its slice, in a cluster) fits where cache keeps it (64 floats "
+                                            "the row (its slice, in a cluster) fits where cache keeps it (256 bytes "
                                             "per thread in registers, shared memory per block)");
     if (!st)
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,

@@ -6,7 +6,8 @@
 // one 16-byte load at most), ITEMS of them. A row is read from memory once
 // and written once; the passes after the first read it from where CACHE
 // keeps it:
-//   CACHE_REGISTERS  ITEMS x VEC floats per thread
+//   CACHE_REGISTERS  ITEMS vectors per thread, as stored (bf16 and f16
+//                    take half the registers floats would)
 //   CACHE_SHARED     the block's rows in dynamic shared memory, as stored
 //                    (a thread reads back only what it wrote: no barrier)
 //   CACHE_GLOBAL     read again from memory (hits in L2 for rows in flight)
@@ -15,7 +16,10 @@
 // With CLUSTER > 1 (sm_90) a row is cut into CLUSTER slices, one per block
 // of a thread-block cluster, and the blocks' partial statistics are
 // combined through distributed shared memory: long rows get CLUSTER times
-// the blocks, each holding a slice in registers or shared memory.
+// the blocks, each holding a slice in registers or shared memory. Each
+// combination has slots of its own, so it costs one cluster barrier; the
+// last one's readers are waited for only before the block exits, after its
+// writes (a block's shared memory must outlive the remote reads of it).
 //
 // Defined by the generator above this text, besides storage.cuh's macros:
 //   OP_SOFTMAX, OP_LOG_SOFTMAX, OP_CROSS_ENTROPY, OP_LAYERNORM, OP_RMSNORM,
@@ -68,26 +72,36 @@ typedef long long index_t;
 
 struct sum_op {
     __device__ __forceinline__ static float apply(float a, float b) { return a + b; }
+    __device__ __forceinline__ static float identity() { return 0.0f; }
 };
 struct max_op {
     __device__ __forceinline__ static float apply(float a, float b) { return fmaxf(a, b); }
+    __device__ __forceinline__ static float identity() { return NEG_INF; }
 };
+
+// v combined over the lanes of a warp that are n apart or closer (n a power
+// of two, at most 32): every lane ends with its group's total.
+template <class Op>
+__device__ __forceinline__ float warp_reduce(float v, int n)
+{
+#pragma unroll
+    for (int o = n / 2; o > 0; o >>= 1) v = Op::apply(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
 
 // v combined over the TPR threads of the row, in every one of them. Every
 // thread of the block calls it (there are barriers when TPR > 32); red is
-// the block's WPR slots per row.
+// the block's WPR slots per row, which every warp of the row then combines
+// by shuffles (lane k reads slot k), not one slot after another.
 template <class Op>
 __device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
 {
-#pragma unroll
-    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = Op::apply(v, __shfl_xor_sync(0xffffffffu, v, o));
+    v = warp_reduce<Op>(v, TPR < 32 ? TPR : 32);
 #if TPR > 32
-    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32;
-    if (threadIdx.x % 32 == 0) red[rib][w] = v;
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
+    if (lane == 0) red[rib][w] = v;
     __syncthreads();
-    v = red[rib][0];
-#pragma unroll
-    for (int k = 1; k < WPR; ++k) v = Op::apply(v, red[rib][k]);
+    v = warp_reduce<Op>(lane < WPR ? red[rib][lane] : Op::identity(), WPR);
     __syncthreads();   // the slots are free again
 #endif
     return v;
@@ -106,6 +120,16 @@ __device__ __forceinline__ void cluster_sync()
 {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The exit barrier in two halves: arrive once the block has read the others'
+// slots for the last time, wait just before it leaves.
+__device__ __forceinline__ void cluster_arrive()
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
 __device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
 {
     unsigned long long shared;
@@ -118,19 +142,21 @@ __device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
 }
 #endif
 
-// v combined over the whole row: its threads, then the cluster's blocks.
+// v combined over the whole row: its threads, then the cluster's blocks
+// through part, the call's own RPB slots (unused without a cluster).
 template <class Op>
-__device__ __forceinline__ float row_total(float v, float (*red)[WPR])
+__device__ __forceinline__ float row_total(float v, float (*red)[WPR], float *part)
 {
     v = row_reduce<Op>(v, red);
 #if CLUSTER > 1
-    __shared__ float part[RPB];
     const int rib = threadIdx.x / TPR;
     if (threadIdx.x % TPR == 0) part[rib] = v;
     cluster_sync();
-    v = cluster_load(&part[rib], 0);
-    for (unsigned r = 1; r < CLUSTER; ++r) v = Op::apply(v, cluster_load(&part[rib], r));
-    cluster_sync();   // every block has read the slots before any leaves or reuses them
+    // lane k reads block k % CLUSTER's slot: one remote load per thread
+    v = cluster_load(&part[rib], threadIdx.x % CLUSTER);
+    v = warp_reduce<Op>(v, CLUSTER);
+#else
+    (void)part;
 #endif
     return v;
 }
@@ -145,40 +171,58 @@ __device__ __forceinline__ void online_merge(float &m, float &s, float m2, float
     m = mx;
 }
 
-__device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*red_m)[WPR], float (*red_s)[WPR])
+// (m, s) merged over the lanes of a warp that are n apart or closer.
+__device__ __forceinline__ void warp_reduce_online(float &m, float &s, int n)
 {
 #pragma unroll
-    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) {
+    for (int o = n / 2; o > 0; o >>= 1) {
         const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
         online_merge(m, s, m2, s2);
     }
+}
+
+// row_reduce and row_total for the pair (m, s).
+__device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*red_m)[WPR], float (*red_s)[WPR],
+                                                  float *part_m, float *part_s)
+{
+    warp_reduce_online(m, s, TPR < 32 ? TPR : 32);
 #if TPR > 32
-    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32;
-    if (threadIdx.x % 32 == 0) {
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
+    if (lane == 0) {
         red_m[rib][w] = m;
         red_s[rib][w] = s;
     }
     __syncthreads();
-    m = red_m[rib][0];
-    s = red_s[rib][0];
-#pragma unroll
-    for (int k = 1; k < WPR; ++k) online_merge(m, s, red_m[rib][k], red_s[rib][k]);
+    m = lane < WPR ? red_m[rib][lane] : NEG_INF;
+    s = lane < WPR ? red_s[rib][lane] : 0.0f;
+    warp_reduce_online(m, s, WPR);
     __syncthreads();
 #endif
 #if CLUSTER > 1
-    __shared__ float part_m[RPB], part_s[RPB];
     const int slot = threadIdx.x / TPR;
     if (threadIdx.x % TPR == 0) {
         part_m[slot] = m;
         part_s[slot] = s;
     }
     cluster_sync();
-    m = cluster_load(&part_m[slot], 0);
-    s = cluster_load(&part_s[slot], 0);
-    for (unsigned r = 1; r < CLUSTER; ++r) online_merge(m, s, cluster_load(&part_m[slot], r), cluster_load(&part_s[slot], r));
-    cluster_sync();
+    m = cluster_load(&part_m[slot], threadIdx.x % CLUSTER);
+    s = cluster_load(&part_s[slot], threadIdx.x % CLUSTER);
+    warp_reduce_online(m, s, CLUSTER);
+#else
+    (void)part_m;
+    (void)part_s;
 #endif
 }
+#endif
+
+// After a block's last read of the cluster's slots: its half of the exit
+// barrier, whose other half (STATS_READ_BY_ALL) ends the kernel.
+#if CLUSTER > 1
+#define STATS_DONE() cluster_arrive()
+#define STATS_READ_BY_ALL() cluster_wait()
+#else
+#define STATS_DONE()
+#define STATS_READ_BY_ALL()
 #endif
 
 // The loop over a thread's vectors of its row: i counts them, j is the
@@ -204,6 +248,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #endif
 {
     __shared__ float red[RPB][WPR];
+    __shared__ float part[2][RPB];   // a cluster's slots, one set per combination
     const int rib = threadIdx.x / TPR, t = threadIdx.x % TPR;
 #if CLUSTER > 1
     const unsigned rank = cluster_rank();
@@ -242,9 +287,9 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #define KEPT xr
 #endif
 #if CACHE == CACHE_REGISTERS
-    float held[ITEMS][VEC];
-#define KEEP(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) held[i][k] = f[k]
-#define FETCH(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) f[k] = held[i][k]
+    vec_t held[ITEMS];
+#define KEEP(i, j) held[i] = u
+#define FETCH(i, j) unpack_vec(held[i], f)
 #elif CACHE == CACHE_SHARED
     extern __shared__ __align__(16) unsigned char tess_smem[];
     storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
@@ -281,19 +326,20 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     }
 #if MAX_SUB && ONLINE
     __shared__ float red_s[RPB][WPR];
-    row_reduce_online(m, s, red, red_s);
+    row_reduce_online(m, s, red, red_s, part[0], part[1]);
 #elif MAX_SUB
-    m = row_total<max_op>(m, red);
+    m = row_total<max_op>(m, red, part[0]);
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) s += EXP(f[k] - m);
     }
-    s = row_total<sum_op>(s, red);
+    s = row_total<sum_op>(s, red, part[1]);
 #else
-    s = row_total<sum_op>(s, red);
+    s = row_total<sum_op>(s, red, part[1]);
 #endif
+    STATS_DONE();
 #if OP_CROSS_ENTROPY
     // ---- one loss and log-sum-exp per row, from its first thread
     if (valid && t == 0 && rank == 0) {
@@ -330,7 +376,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) s += f[k];
     }
-    const float mean = row_total<sum_op>(s, red) * (1.0f / C);
+    const float mean = row_total<sum_op>(s, red, part[0]) * (1.0f / C);
     float q = 0.0f;
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -338,7 +384,8 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) q += (f[k] - mean) * (f[k] - mean);
     }
-    const float rstd = RSQRT(row_total<sum_op>(q, red) * (1.0f / C) + EPS);
+    const float rstd = RSQRT(row_total<sum_op>(q, red, part[1]) * (1.0f / C) + EPS);
+    STATS_DONE();
     float w[VEC], b[VEC];
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -359,7 +406,8 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) q += f[k] * f[k];
     }
-    const float rstd = RSQRT(row_total<sum_op>(q, red) * (1.0f / C) + EPS);
+    const float rstd = RSQRT(row_total<sum_op>(q, red, part[1]) * (1.0f / C) + EPS);
+    STATS_DONE();
     float w[VEC];
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -370,4 +418,5 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         store_vec(yr + (index_t)j * VEC, f);
     }
 #endif
+    STATS_READ_BY_ALL();
 }

@@ -8,7 +8,8 @@ weights read once; cross_entropy: the logits read, int32 labels read, and a
 loss and a log-sum-exp per row written, 4 bytes each). A form torch cannot run prints null for it and says why
 on stderr.
 
-usage: rowwise_torch.py [--device cuda|cpu] [--dtype bf16|f16|f32] [--repeats N] OP:SHAPE...
+usage: rowwise_torch.py [--device cuda|cpu] [--dtype bf16|f16|f32] [--repeats N] [--forms eager,compile] OP:SHAPE...
+       (--forms: the forms to time; one left out prints null)
        (OP: softmax, log_softmax, cross_entropy, layernorm, rmsnorm, add_rmsnorm, gelu,
         gelu_tanh, silu, swiglu; SHAPE: RxC or N)
 """
@@ -103,6 +104,7 @@ def main():
     p.add_argument("--device", default="cuda")
     p.add_argument("--dtype", default="bf16", choices=["bf16", "f16", "f32"])
     p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--forms", default="eager,compile")
     p.add_argument("cases", nargs="+", metavar="OP:SHAPE")
     a = p.parse_args()
     try:
@@ -113,6 +115,10 @@ def main():
     if a.device == "cuda" and not torch.cuda.is_available():
         print("rowwise_torch.py: error: --device cuda, but torch sees no GPU", file=sys.stderr)
         return 1
+    forms = a.forms.split(",")
+    if not forms or any(f not in ("eager", "compile") for f in forms):
+        print(f"rowwise_torch.py: error: --forms takes eager and/or compile, not '{a.forms}'", file=sys.stderr)
+        return 2
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
     for case in a.cases:
         op, _, shape = case.partition(":")
@@ -123,6 +129,9 @@ def main():
             return 2
         row = {"op": op, "shape": shape}
         for form, f in (("eager", fn), ("compile", None)):
+            if form not in forms:
+                row[form + "_gbps"] = None
+                continue
             try:
                 f = f or torch.compile(fn)
                 row[form + "_gbps"] = nbytes / (median_ms(torch, f, args, a.repeats, a.device) * 1e6)
