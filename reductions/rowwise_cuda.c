@@ -16,6 +16,9 @@
  *                     leaves with too few blocks in flight
  *   online            softmax kinds: max and sum in one pass (cross-entropy
  *                     then reads its row once: cache global)
+ *   keep_exp          softmax, the row in registers, online=0: the sum's
+ *                     exponentials kept (as floats, 64 at most) for the
+ *                     output, one exp per element instead of two
  * Shortcuts, with an error budget: fast_exp (__expf), max_sub=0 (softmax
  * without the max: unsafe for large logits), fast_rsqrt (rsqrtf).
  */
@@ -30,6 +33,7 @@ extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_rowwise_cu[];
 
 #define MAX_HELD_BYTES 256          /* of the row a thread may hold in registers (64 of them) */
+#define MAX_EXPS 64                 /* exponentials a thread may keep (keep_exp) */
 #define REDUCE_SMEM (2 * 16 * 32 * 4)   /* the template's static shared memory, at most */
 
 static const char *const cache_labels[] = {"registers", "shared", "global"};
@@ -37,7 +41,7 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
-    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster;   /* parameter indices; -1: absent */
+    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp;   /* parameter indices; -1: absent */
     bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
     int64_t cols;
     int esize;
@@ -66,16 +70,22 @@ static bool block_size_ok(const double *v, void *user) {
 static bool cache_fits(const double *v, void *user) {
     const row_limits *l = user;
     switch ((int)v[l->cache]) {
-    case CACHE_REGISTERS: return items_of(l, v) * (int64_t)v[l->vec] * l->esize <= MAX_HELD_BYTES;
+    case CACHE_REGISTERS:
+        return items_of(l, v) * (int64_t)v[l->vec] * l->esize <= MAX_HELD_BYTES &&
+               (l->keep_exp < 0 || v[l->keep_exp] == 0 || items_of(l, v) * (int64_t)v[l->vec] <= MAX_EXPS);
     case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + REDUCE_SMEM <= l->smem;
     default: return true;
     }
 }
 
 /* unroll only means something for loops over a row in memory; online needs
- * the max; a row read once is kept nowhere */
+ * the max; a row read once is kept nowhere; exponentials are kept only
+ * beside a row in registers, between the two passes after the max */
 static bool no_idle_parameters(const double *v, void *user) {
     const row_limits *l = user;
+    if (l->keep_exp >= 0 && v[l->keep_exp] == 1 &&
+        ((int)v[l->cache] != CACHE_REGISTERS || v[l->online] == 1 || (l->max_sub >= 0 && v[l->max_sub] == 0)))
+        return false;
     if ((int)v[l->cache] == CACHE_REGISTERS && v[l->unroll] != 1) return false;
     if (l->read_once_online && v[l->online] == 1 && (int)v[l->cache] != CACHE_GLOBAL) return false;
     return l->online < 0 || l->max_sub < 0 || v[l->online] == 0 || v[l->max_sub] == 1;
@@ -88,7 +98,8 @@ static int index_of(const double *values, int n, double v) {
 }
 
 tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
-    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0;
+    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0,
+               keep_exp = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX;
     const int esize = tess_storage_size(t);
     const int64_t cols = t->shape[1];
     const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
@@ -97,7 +108,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     bool arch_specific;
     const bool has_clusters = tess_arch_parse(dev->arch, &cc, &arch_specific) == TESS_OK && cc >= 90;
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
-    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1,
+    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1, .keep_exp = -1,
                     .read_once_online = tess_rowwise_of(op)->kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
                     .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
@@ -125,6 +136,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st) st = tess_space_add_labels(s, "cache", 3, cache_labels, dcache);
     if (!st) st = tess_space_add(s, "unroll", 3, unrolls, index_of(unrolls, 3, dcache == CACHE_REGISTERS ? 1 : 2));
     if (!st && softmax) st = tess_space_add(s, "online", 2, flag, dcache == CACHE_GLOBAL);
+    /* recorded before keep_exp existed: exponentials computed twice */
+    if (!st && keep_exp) st = tess_space_add(s, "keep_exp", 2, flag, 0);
+    if (!st && keep_exp) st = tess_space_set_optional(s, "keep_exp", 0);
     /* recorded before clusters existed: none */
     if (!st && has_clusters) st = tess_space_add(s, "cluster", 4, clusters, 0);
     if (!st && has_clusters) st = tess_space_set_optional(s, "cluster", 1);
@@ -140,6 +154,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         l.online = tess_space_param_index(s, "online");
         l.max_sub = tess_space_param_index(s, "max_sub");
         l.cluster = tess_space_param_index(s, "cluster");
+        l.keep_exp = tess_space_param_index(s, "keep_exp");
         st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % (vec * cluster) == 0");
     }
     if (!st)
@@ -152,7 +167,8 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st)
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
                                             "unroll 1 with the row in registers; online needs max_sub=1; "
-                                            "cross-entropy online keeps no row (cache=global)");
+                                            "cross-entropy online keeps no row (cache=global); keep_exp needs "
+                                            "cache=registers, online=0, max_sub=1");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -187,12 +203,13 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
-        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ONLINE %d\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
         "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
         tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster,
-        (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
+        (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "keep_exp", 0),
+        (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
     if (!tess_rowwise_is_softmax(op)) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
     tess_strbuf_puts(&b, "\n");

@@ -30,6 +30,9 @@
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
 //   ONLINE                softmax: max and sum in one pass, the sum rescaled
 //                         when the max grows (two passes over the row, not three)
+//   KEEP_EXP              softmax, the row in registers, two passes: the
+//                         exponentials of the sum's pass kept in registers
+//                         as floats for the output's (one exp per element)
 //   EPS                   the norms' epsilon
 // Shortcuts, offered only under an error budget:
 //   FAST_EXP 1            __expf instead of expf
@@ -55,6 +58,9 @@
 #endif
 
 #define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
+#if KEEP_EXP && !(OP_SOFTMAX && CACHE == CACHE_REGISTERS && MAX_SUB && !ONLINE)
+#error "KEEP_EXP needs softmax with the row in registers, max_sub=1 and online=0"
+#endif
 #if FAST_EXP
 #define EXP(x) __expf(x)
 #define LOG(x) __logf(x)
@@ -72,11 +78,9 @@ typedef long long index_t;
 
 struct sum_op {
     __device__ __forceinline__ static float apply(float a, float b) { return a + b; }
-    __device__ __forceinline__ static float identity() { return 0.0f; }
 };
 struct max_op {
     __device__ __forceinline__ static float apply(float a, float b) { return fmaxf(a, b); }
-    __device__ __forceinline__ static float identity() { return NEG_INF; }
 };
 
 // v combined over the lanes of a warp that are n apart or closer (n a power
@@ -92,7 +96,8 @@ __device__ __forceinline__ float warp_reduce(float v, int n)
 // v combined over the TPR threads of the row, in every one of them. Every
 // thread of the block calls it (there are barriers when TPR > 32); red is
 // the block's WPR slots per row, which every warp of the row then combines
-// by shuffles (lane k reads slot k), not one slot after another.
+// by shuffles (lane k reads slot k % WPR: each WPR lanes hold all of them),
+// not one slot after another.
 template <class Op>
 __device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
 {
@@ -101,7 +106,7 @@ __device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
     const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
     if (lane == 0) red[rib][w] = v;
     __syncthreads();
-    v = warp_reduce<Op>(lane < WPR ? red[rib][lane] : Op::identity(), WPR);
+    v = warp_reduce<Op>(red[rib][lane % WPR], WPR);
     __syncthreads();   // the slots are free again
 #endif
     return v;
@@ -152,7 +157,8 @@ __device__ __forceinline__ float row_total(float v, float (*red)[WPR], float *pa
     const int rib = threadIdx.x / TPR;
     if (threadIdx.x % TPR == 0) part[rib] = v;
     cluster_sync();
-    // lane k reads block k % CLUSTER's slot: one remote load per thread
+    // lane k reads block k % CLUSTER's slot: one remote load per thread, each
+    // CLUSTER lanes hold them all
     v = cluster_load(&part[rib], threadIdx.x % CLUSTER);
     v = warp_reduce<Op>(v, CLUSTER);
 #else
@@ -193,8 +199,8 @@ __device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*re
         red_s[rib][w] = s;
     }
     __syncthreads();
-    m = lane < WPR ? red_m[rib][lane] : NEG_INF;
-    s = lane < WPR ? red_s[rib][lane] : 0.0f;
+    m = red_m[rib][lane % WPR];
+    s = red_s[rib][lane % WPR];
     warp_reduce_online(m, s, WPR);
     __syncthreads();
 #endif
@@ -212,6 +218,70 @@ __device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*re
     (void)part_m;
     (void)part_s;
 #endif
+}
+#endif
+
+#if OP_LAYERNORM
+// A part of a row: its count, mean and sum of squared deviations from that
+// mean. Parts merge exactly (Chan et al.), so the mean and the variance
+// about it come from one combination over the row, not one each.
+struct moments {
+    float n, mean, m2;
+};
+__device__ __forceinline__ void moments_merge(moments &a, float n, float mean, float m2)
+{
+    const float total = a.n + n;
+    if (total == 0.0f) return;   // both empty
+    const float d = mean - a.mean, wb = n / total;
+    a.mean += d * wb;
+    a.m2 += m2 + d * d * a.n * wb;
+    a.n = total;
+}
+__device__ __forceinline__ void warp_reduce_moments(moments &a, int n)
+{
+#pragma unroll
+    for (int o = n / 2; o > 0; o >>= 1) {
+        const float n2 = __shfl_xor_sync(0xffffffffu, a.n, o), mean2 = __shfl_xor_sync(0xffffffffu, a.mean, o),
+                    m22 = __shfl_xor_sync(0xffffffffu, a.m2, o);
+        moments_merge(a, n2, mean2, m22);
+    }
+}
+// row_total for moments: red holds WPR parts per row, part RPB.
+__device__ __forceinline__ moments row_total_moments(moments a, moments (*red)[WPR], moments *part)
+{
+    warp_reduce_moments(a, TPR < 32 ? TPR : 32);
+#if TPR > 32
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
+    if (lane == 0) red[rib][w] = a;
+    __syncthreads();
+    a = red[rib][lane % WPR];
+    warp_reduce_moments(a, WPR);
+    __syncthreads();
+#endif
+#if CLUSTER > 1
+    const int slot = threadIdx.x / TPR;
+    if (threadIdx.x % TPR == 0) part[slot] = a;
+    cluster_sync();
+    const unsigned r = threadIdx.x % CLUSTER;
+    a = moments{cluster_load(&part[slot].n, r), cluster_load(&part[slot].mean, r), cluster_load(&part[slot].m2, r)};
+    warp_reduce_moments(a, CLUSTER);
+#else
+    (void)part;
+#endif
+    return a;
+}
+#endif
+
+#if CACHE == CACHE_REGISTERS
+// A kept vector unpacked afresh in each pass: the empty asm hides that the
+// words are the same, so the compiler cannot keep an earlier pass's floats
+// alive instead (twice the registers for 16-bit storage).
+__device__ __forceinline__ void unpack_held(vec_t u, float f[VEC])
+{
+    unsigned *w = reinterpret_cast<unsigned *>(&u);
+#pragma unroll
+    for (int q = 0; q < (int)(sizeof(vec_t) / 4); ++q) asm volatile("" : "+r"(w[q]));
+    unpack_vec(u, f);
 }
 #endif
 
@@ -289,7 +359,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #if CACHE == CACHE_REGISTERS
     vec_t held[ITEMS];
 #define KEEP(i, j) held[i] = u
-#define FETCH(i, j) unpack_vec(held[i], f)
+#define FETCH(i, j) unpack_held(held[i], f)
 #elif CACHE == CACHE_SHARED
     extern __shared__ __align__(16) unsigned char tess_smem[];
     storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
@@ -329,11 +399,20 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     row_reduce_online(m, s, red, red_s, part[0], part[1]);
 #elif MAX_SUB
     m = row_total<max_op>(m, red, part[0]);
+#if KEEP_EXP
+    float ex[ITEMS][VEC];
+#endif
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += EXP(f[k] - m);
+        for (int k = 0; k < VEC; ++k) {
+            const float e = EXP(f[k] - m);
+#if KEEP_EXP
+            ex[i][k] = e;
+#endif
+            s += e;
+        }
     }
     s = row_total<sum_op>(s, red, part[1]);
 #else
@@ -360,31 +439,39 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const float inv = 1.0f / s;
     PASS_UNROLL
     FOR_MINE(i, j) {
+#if KEEP_EXP
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] = ex[i][k] * inv;
+#else
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
+#endif
         store_vec(yr + (index_t)j * VEC, f);
     }
 #endif
 
 #elif OP_LAYERNORM
-    // ---- mean, then the variance about it (two passes over the kept row)
-    float s = 0.0f;
+    // ---- each thread's mean, then its squared deviations from it (two
+    // passes over what it keeps), merged over the row in one combination
+    moments mine = {0.0f, 0.0f, 0.0f};
     PASS_UNROLL
     FOR_MINE(i, j) {
         LOAD_AND_KEEP(i, j);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += f[k];
+        for (int k = 0; k < VEC; ++k) mine.mean += f[k];
+        mine.n += VEC;
     }
-    const float mean = row_total<sum_op>(s, red, part[0]) * (1.0f / C);
-    float q = 0.0f;
+    if (mine.n > 0.0f) mine.mean /= mine.n;
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) q += (f[k] - mean) * (f[k] - mean);
+        for (int k = 0; k < VEC; ++k) mine.m2 += (f[k] - mine.mean) * (f[k] - mine.mean);
     }
-    const float rstd = RSQRT(row_total<sum_op>(q, red, part[1]) * (1.0f / C) + EPS);
+    __shared__ moments red_mo[RPB][WPR], part_mo[RPB];
+    const moments all = row_total_moments(mine, red_mo, part_mo);
+    const float mean = all.mean, rstd = RSQRT(all.m2 * (1.0f / C) + EPS);
     STATS_DONE();
     float w[VEC], b[VEC];
     PASS_UNROLL

@@ -247,6 +247,11 @@ int main(void) {
                 if (o >= 3) *strstr(pin, ",online") = '\0';   /* the norms have neither online nor fast_exp */
                 compile_pinned(be, &dev, row_ops[o], TESS_BF16, rows_long, pin);
             }
+        /* softmax keeping its exponentials, alone and in a cluster */
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_mid,
+                       "keep_exp=1,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_F32, rows_long,
+                       "keep_exp=1,cluster=8,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
         compile_space(be, &dev, &tess_op_reduce, TESS_BF16, odd, 3, "kind=max,axis=1", rng);
         compile_space(be, &dev, &tess_op_reduce, TESS_F32, cube, 3, "kind=mean,axis=2", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
