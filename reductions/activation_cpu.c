@@ -23,8 +23,8 @@ tess_status tess_activation_cpu_space(const tess_op *op, const tess_task *t, con
     const double flag[] = {0, 1};
     tess_status st = tess_cpu_add_threads(s, dev);
     if (!st) st = tess_space_add(s, "simd", 2, flag, 1);
-    if (!st && shortcuts && gelu) st = tess_space_add(s, "approx", 2, flag, 0);
-    if (!st && shortcuts) st = tess_space_add(s, "fast_math", 2, flag, 0);
+    if (!st && shortcuts && gelu) st = tess_shortcut_add(s, "approx", 0, 1);
+    if (!st && shortcuts) st = tess_shortcut_add(s, "fast_math", 0, 1);
     if (st) {
         tess_space_destroy(s);
         return st;

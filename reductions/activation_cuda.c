@@ -23,13 +23,13 @@ tess_status tess_activation_cuda_space(const tess_op *op, const tess_task *t, co
                                        tess_space **out) {
     (void)dev;
     const int nvec = 16 / tess_storage_size(t) < 8 ? 3 : 4;   /* loads of at most 16 bytes */
-    const double vecs[] = {1, 2, 4, 8}, blocks[] = {128, 256, 512, 1024}, items[] = {1, 2, 4, 8}, flag[] = {0, 1};
+    const double vecs[] = {1, 2, 4, 8}, blocks[] = {128, 256, 512, 1024}, items[] = {1, 2, 4, 8};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     tess_status st = tess_space_add(s, "vec", nvec, vecs, nvec - 1);
     if (!st) st = tess_space_add(s, "block", 4, blocks, 1);
     if (!st) st = tess_space_add(s, "items", 4, items, 1);
-    if (!st && tess_error_budget(t) > 0) st = tess_space_add(s, tess_activation_of(op)->shortcut, 2, flag, 0);
+    if (!st && tess_error_budget(t) > 0) st = tess_shortcut_add(s, tess_activation_of(op)->shortcut, 0, 1);
     if (st) {
         tess_space_destroy(s);
         return st;

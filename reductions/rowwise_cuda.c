@@ -103,7 +103,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     const int esize = tess_storage_size(t);
     const int64_t cols = t->shape[1];
     const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
-                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, max_sub[] = {1, 0}, clusters[] = {1, 2, 4, 8};
+                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, clusters[] = {1, 2, 4, 8};
     int cc = 0;
     bool arch_specific;
     const bool has_clusters = tess_arch_parse(dev->arch, &cc, &arch_specific) == TESS_OK && cc >= 90;
@@ -142,9 +142,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     /* recorded before clusters existed: none */
     if (!st && has_clusters) st = tess_space_add(s, "cluster", 4, clusters, 0);
     if (!st && has_clusters) st = tess_space_set_optional(s, "cluster", 1);
-    if (!st && softmax && shortcuts) st = tess_space_add(s, "fast_exp", 2, flag, 0);
-    if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
-    if (!st && !softmax && shortcuts) st = tess_space_add(s, "fast_rsqrt", 2, flag, 0);
+    if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "fast_exp", 0, 1);
+    if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "max_sub", 1, 0);
+    if (!st && !softmax && shortcuts) st = tess_shortcut_add(s, "fast_rsqrt", 0, 1);
     if (!st) {
         l.vec = tess_space_param_index(s, "vec");
         l.tpr = tess_space_param_index(s, "threads_per_row");

@@ -10,8 +10,10 @@
 # The reductions along an axis (reduce) have the copy bandwidth as their
 # reference, no PyTorch column.
 #
-# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--seconds S] [--out DIR]
+# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small|--host-sizes] [--budget N] [--seconds S] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
+#   --host-sizes  shapes for a CPU: 128 MiB of bf16 per input, four times a
+#             32 MiB last-level cache, so every operator streams from memory
 #   --seconds the time limit of each tune (default 5)
 # Environment: TESSERA (the binary, default build/tessera), TESSERA_LIBRARY
 # (libtessera.so, default beside the binary), PYTHON (python3).
@@ -20,15 +22,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-backend=cuda budget=20 seconds=5 small=0 out=""
+backend=cuda budget=20 seconds=5 sizes=gpu out=""
 while [ $# -gt 0 ]; do
     case $1 in
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
-    --small) small=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --small) sizes=small; shift ;;
+    --host-sizes) sizes=host; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -37,8 +40,10 @@ out=${out:-data/bench/rowwise-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
-if [ "$small" = 1 ]; then
+if [ "$sizes" = small ]; then
     rows_mid=64x1024 rows_long=4x8192 rows_short=256x128 flat=100003 cube=4x64x100
+elif [ "$sizes" = host ]; then
+    rows_mid=8192x8192 rows_long=1024x65536 rows_short=65536x1024 flat=67108864 cube=16x2048x2048
 else
     rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456 cube=64x2048x2048
 fi
