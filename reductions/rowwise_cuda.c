@@ -16,6 +16,10 @@
  *                     leaves with too few blocks in flight
  *   online            softmax kinds: max and sum in one pass (cross-entropy
  *                     then reads its row once: cache global)
+ *   row_loop          row groups per block, one after another, the next
+ *                     one's slice loaded into registers while the current
+ *                     one is combined and written (the row in registers,
+ *                     twice the registers; not cross-entropy, add_rmsnorm)
  *   keep_exp          softmax, the row in registers, online=0: the sum's
  *                     exponentials kept (as floats, 64 at most) for the
  *                     output, one exp per element instead of two
@@ -41,8 +45,9 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
-    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp;   /* parameter indices; -1: absent */
+    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp, row_loop;   /* indices; -1: absent */
     bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
+    bool loops;                     /* the operator may take row groups one after another */
     int64_t cols;
     int esize;
     int64_t smem;                   /* dynamic shared memory a block may have */
@@ -71,7 +76,8 @@ static bool cache_fits(const double *v, void *user) {
     const row_limits *l = user;
     switch ((int)v[l->cache]) {
     case CACHE_REGISTERS:
-        return items_of(l, v) * (int64_t)v[l->vec] * l->esize <= MAX_HELD_BYTES &&
+        return items_of(l, v) * (int64_t)v[l->vec] * l->esize * (l->row_loop >= 0 && v[l->row_loop] > 1 ? 2 : 1) <=
+                   MAX_HELD_BYTES &&
                (l->keep_exp < 0 || v[l->keep_exp] == 0 || items_of(l, v) * (int64_t)v[l->vec] <= MAX_EXPS);
     case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + REDUCE_SMEM <= l->smem;
     default: return true;
@@ -83,6 +89,7 @@ static bool cache_fits(const double *v, void *user) {
  * beside a row in registers, between the two passes after the max */
 static bool no_idle_parameters(const double *v, void *user) {
     const row_limits *l = user;
+    if (l->row_loop >= 0 && v[l->row_loop] > 1 && (!l->loops || (int)v[l->cache] != CACHE_REGISTERS)) return false;
     if (l->keep_exp >= 0 && v[l->keep_exp] == 1 &&
         ((int)v[l->cache] != CACHE_REGISTERS || v[l->online] == 1 || (l->max_sub >= 0 && v[l->max_sub] == 0)))
         return false;
@@ -103,13 +110,15 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     const int esize = tess_storage_size(t);
     const int64_t cols = t->shape[1];
     const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
-                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, clusters[] = {1, 2, 4, 8};
+                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, clusters[] = {1, 2, 4, 8}, row_loops[] = {1, 2, 4, 8};
     int cc = 0;
     bool arch_specific;
     const bool has_clusters = tess_arch_parse(dev->arch, &cc, &arch_specific) == TESS_OK && cc >= 90;
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
+    const tess_rowwise_kind kind = tess_rowwise_of(op)->kind;
     row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1, .keep_exp = -1,
-                    .read_once_online = tess_rowwise_of(op)->kind == TESS_ROW_CROSS_ENTROPY,
+                    .row_loop = -1, .loops = kind != TESS_ROW_CROSS_ENTROPY && kind != TESS_ROW_ADD_RMSNORM,
+                    .read_once_online = kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
                     .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
 
@@ -136,6 +145,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st) st = tess_space_add_labels(s, "cache", 3, cache_labels, dcache);
     if (!st) st = tess_space_add(s, "unroll", 3, unrolls, index_of(unrolls, 3, dcache == CACHE_REGISTERS ? 1 : 2));
     if (!st && softmax) st = tess_space_add(s, "online", 2, flag, dcache == CACHE_GLOBAL);
+    /* recorded before row_loop existed: one row group per block */
+    if (!st) st = tess_space_add(s, "row_loop", 4, row_loops, 0);
+    if (!st) st = tess_space_set_optional(s, "row_loop", 1);
     /* recorded before keep_exp existed: exponentials computed twice */
     if (!st && keep_exp) st = tess_space_add(s, "keep_exp", 2, flag, 0);
     if (!st && keep_exp) st = tess_space_set_optional(s, "keep_exp", 0);
@@ -155,6 +167,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         l.max_sub = tess_space_param_index(s, "max_sub");
         l.cluster = tess_space_param_index(s, "cluster");
         l.keep_exp = tess_space_param_index(s, "keep_exp");
+        l.row_loop = tess_space_param_index(s, "row_loop");
         st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % (vec * cluster) == 0");
     }
     if (!st)
@@ -168,7 +181,8 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
                                             "unroll 1 with the row in registers; online needs max_sub=1; "
                                             "cross-entropy online keeps no row (cache=global); keep_exp needs "
-                                            "cache=registers, online=0, max_sub=1");
+                                            "cache=registers, online=0, max_sub=1; row_loop > 1 needs "
+                                            "cache=registers, neither cross-entropy nor add_rmsnorm");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -182,8 +196,9 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     const tess_rowwise_info *info = tess_rowwise_of(op);
     const int vec = (int)tess_config_get(s, c, "vec"), tpr = (int)tess_config_get(s, c, "threads_per_row"),
               rpb = (int)tess_config_get(s, c, "rows_per_block"), cache = (int)tess_config_get(s, c, "cache"),
-              unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1);
-    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1)
+              unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1),
+              row_loop = (int)tess_config_get_or(s, c, "row_loop", 1);
+    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1 || row_loop < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a row-wise cuda space", op->name);
     const int64_t rows = t->shape[0], cols = t->shape[1];
     if (cols % ((int64_t)vec * cluster) != 0)
@@ -194,7 +209,7 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     tess_status st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
     snprintf(entry, sizeof entry, "%s_rows", op->name);
-    const int64_t blocks = (rows + rpb - 1) / rpb * cluster;
+    const int64_t groups = (rows + rpb - 1) / rpb, blocks = (groups + row_loop - 1) / row_loop * cluster;
     const unsigned smem = cache == CACHE_SHARED ? (unsigned)(rpb * cols / cluster * tess_storage_size(t)) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b,
@@ -203,11 +218,11 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
-        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ROW_LOOP %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
         "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
-        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster,
+        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster, row_loop,
         (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "keep_exp", 0),
         (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));

@@ -33,6 +33,12 @@
 //   KEEP_EXP              softmax, the row in registers, two passes: the
 //                         exponentials of the sum's pass kept in registers
 //                         as floats for the output's (one exp per element)
+//   ROW_LOOP              row groups a block takes one after another (1:
+//                         one); the next group's slice is loaded into
+//                         registers while the current one is combined and
+//                         written, so loads stay in flight across the
+//                         barriers (the row in registers; softmax,
+//                         log_softmax, layernorm, rmsnorm)
 //   EPS                   the norms' epsilon
 // Shortcuts, offered only under an error budget:
 //   FAST_EXP 1            __expf instead of expf
@@ -58,6 +64,9 @@
 #endif
 
 #define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
+#if ROW_LOOP > 1 && (CACHE != CACHE_REGISTERS || OP_CROSS_ENTROPY || OP_ADD_RMSNORM)
+#error "ROW_LOOP needs the row in registers, and neither cross-entropy nor add_rmsnorm"
+#endif
 #if KEEP_EXP && !(OP_SOFTMAX && CACHE == CACHE_REGISTERS && MAX_SUB && !ONLINE)
 #error "KEEP_EXP needs softmax with the row in registers, max_sub=1 and online=0"
 #endif
@@ -285,10 +294,11 @@ __device__ __forceinline__ void unpack_held(vec_t u, float f[VEC])
 }
 #endif
 
-// After a block's last read of the cluster's slots: its half of the exit
-// barrier, whose other half (STATS_READ_BY_ALL) ends the kernel.
+// After a block's last read of the cluster's slots (in its last row group):
+// its half of the exit barrier, whose other half (STATS_READ_BY_ALL) ends
+// the kernel.
 #if CLUSTER > 1
-#define STATS_DONE() cluster_arrive()
+#define STATS_DONE() if (it == ROW_LOOP - 1) cluster_arrive()
 #define STATS_READ_BY_ALL() cluster_wait()
 #else
 #define STATS_DONE()
@@ -318,16 +328,37 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #endif
 {
     __shared__ float red[RPB][WPR];
-    __shared__ float part[2][RPB];   // a cluster's slots, one set per combination
+    // a cluster's slots, one set per combination, and a second for the next
+    // row group: a block may write them while another still reads these
+    __shared__ float part_by_group[ROW_LOOP > 1 ? 2 : 1][2][RPB];
     const int rib = threadIdx.x / TPR, t = threadIdx.x % TPR;
 #if CLUSTER > 1
     const unsigned rank = cluster_rank();
 #else
     const unsigned rank = 0;
 #endif
-    const index_t row = (index_t)(blockIdx.x / CLUSTER) * RPB + rib;
-    const bool valid = row < R;
     const index_t col0 = (index_t)rank * NVS * VEC;   // the block's slice of the row starts here
+    // row group g of a block is its first plus g times the blocks' count
+    const index_t group0 = blockIdx.x / CLUSTER, groups_apart = gridDim.x / CLUSTER;
+#if ROW_LOOP > 1
+    vec_t held[ITEMS], pre[ITEMS];
+    // the block's slice of row rw into dst (past the last row, the last
+    // row's: loaded for nothing, but without a test per vector)
+#define LOAD_SLICE(dst, rw)                                                                     \
+    {                                                                                           \
+        const storage_t *src = x + ((rw) < R ? (rw) : R - 1) * (index_t)C + col0 + (index_t)t * VEC; \
+        _Pragma("unroll") for (int i = 0; i < ITEMS; ++i) if (NVS % TPR == 0 || t + i * TPR < NVS) \
+            dst[i] = *reinterpret_cast<const vec_t *>(src + (index_t)i * TPR * VEC);            \
+    }
+    LOAD_SLICE(held, group0 * RPB + rib);
+#endif
+    for (int it = 0; it < ROW_LOOP; ++it) {
+    const index_t row = (group0 + it * groups_apart) * RPB + rib;
+    const bool valid = row < R;
+    float (*part)[RPB] = part_by_group[(ROW_LOOP > 1 ? it % 2 : 0)];
+#if ROW_LOOP > 1
+    if (it + 1 < ROW_LOOP) LOAD_SLICE(pre, row + groups_apart * RPB);
+#endif
     const storage_t *xrow = x + (valid ? row : 0) * (index_t)C, *xr = xrow + col0;
 #if !OP_CROSS_ENTROPY
     storage_t *yr = y + (valid ? row : 0) * (index_t)C + col0;
@@ -356,7 +387,12 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     KEEP(i, j)
 #define KEPT xr
 #endif
-#if CACHE == CACHE_REGISTERS
+#if CACHE == CACHE_REGISTERS && ROW_LOOP > 1
+#undef LOAD_AND_KEEP
+#define LOAD_AND_KEEP(i, j) FETCH(i, j)   // loaded before
+    (void)xr;
+#define FETCH(i, j) unpack_held(held[i], f)
+#elif CACHE == CACHE_REGISTERS
     vec_t held[ITEMS];
 #define KEEP(i, j) held[i] = u
 #define FETCH(i, j) unpack_held(held[i], f)
@@ -469,8 +505,8 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) mine.m2 += (f[k] - mine.mean) * (f[k] - mine.mean);
     }
-    __shared__ moments red_mo[RPB][WPR], part_mo[RPB];
-    const moments all = row_total_moments(mine, red_mo, part_mo);
+    __shared__ moments red_mo[RPB][WPR], part_mo[ROW_LOOP > 1 ? 2 : 1][RPB];
+    const moments all = row_total_moments(mine, red_mo, part_mo[(ROW_LOOP > 1 ? it % 2 : 0)]);
     const float mean = all.mean, rstd = RSQRT(all.m2 * (1.0f / C) + EPS);
     STATS_DONE();
     float w[VEC], b[VEC];
@@ -505,5 +541,12 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         store_vec(yr + (index_t)j * VEC, f);
     }
 #endif
+#if ROW_LOOP > 1
+    if (it + 1 < ROW_LOOP) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) held[i] = pre[i];
+    }
+#endif
+    }
     STATS_READ_BY_ALL();
 }
