@@ -124,7 +124,8 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
 
     /* The default: the widest load that divides the row, the fewest
      * threads per row that hold it in at most 4 loads each, 128 threads or
-     * more per block, the row in registers if it fits, else shared memory. */
+     * more per block, the row in registers if it fits, else shared memory;
+     * softmax keeps its exponentials where they fit. */
     int dvec = nvec - 1;
     while (dvec > 0 && cols % (int64_t)vecs[dvec] != 0) dvec--;
     const int64_t nv = cols / (int64_t)vecs[dvec];
@@ -149,7 +150,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st) st = tess_space_add(s, "row_loop", 4, row_loops, 0);
     if (!st) st = tess_space_set_optional(s, "row_loop", 1);
     /* recorded before keep_exp existed: exponentials computed twice */
-    if (!st && keep_exp) st = tess_space_add(s, "keep_exp", 2, flag, 0);
+    /* kept by default where they fit: one exp per element instead of two */
+    const bool keep_default = dcache == CACHE_REGISTERS && items * (int64_t)vecs[dvec] <= MAX_EXPS;
+    if (!st && keep_exp) st = tess_space_add(s, "keep_exp", 2, flag, keep_default);
     if (!st && keep_exp) st = tess_space_set_optional(s, "keep_exp", 0);
     /* recorded before clusters existed: none */
     if (!st && has_clusters) st = tess_space_add(s, "cluster", 4, clusters, 0);

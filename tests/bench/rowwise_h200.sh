@@ -9,7 +9,8 @@
 # (random and typical inputs, against a float64 reference). gelu is also
 # tuned under an error budget of 1e-3, whose row adds the best config that
 # takes no shortcut. The reductions along an axis have the read bandwidth
-# as their reference, no PyTorch column.
+# as their reference, no PyTorch column. On the GPU the long rows search a
+# sub-space for twice the time (long_fix below).
 #
 # usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small|--host-sizes] [--budget N] [--seconds S]
 #                                    [--torch-seconds T] [--torch-forms eager[,compile]] [--only REGEX] [--out DIR]
@@ -54,31 +55,36 @@ elif [ "$sizes" = host ]; then
 else
     rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456 cube=64x2048x2048 total=1073741824
 fi
-# label, operator, shape, dtype, extra options
+# Long rows on the GPU: a sub-space (the row in registers, 16-byte loads, a
+# row group per block), twice the time, for threads per row, clusters and
+# row loops: the whole space is too large for a few seconds.
+long_fix="" long_time=1
+if [ "$backend" = cuda ]; then long_fix=vec=8,rows_per_block=1,cache=registers,unroll=1 long_time=2; fi
+# label, operator, shape, dtype, parameters fixed, time (times --seconds), extra options
 all_cases=(
-    "softmax $rows_mid|softmax|$rows_mid|bf16|"
-    "layernorm $rows_mid|layernorm|$rows_mid|bf16|"
-    "rmsnorm $rows_mid|rmsnorm|$rows_mid|bf16|"
-    "log_softmax $rows_mid|log_softmax|$rows_mid|bf16|"
-    "cross_entropy $rows_mid|cross_entropy|$rows_mid|bf16|"
-    "add_rmsnorm $rows_mid|add_rmsnorm|$rows_mid|bf16|"
-    "softmax $rows_long|softmax|$rows_long|bf16|"
-    "layernorm $rows_long|layernorm|$rows_long|bf16|"
-    "rmsnorm $rows_long|rmsnorm|$rows_long|bf16|"
-    "softmax $rows_short|softmax|$rows_short|bf16|"
-    "layernorm $rows_short|layernorm|$rows_short|bf16|"
-    "rmsnorm $rows_short|rmsnorm|$rows_short|bf16|"
-    "gelu (erf)|gelu|$flat|bf16|"
-    "gelu (erf), error budget 1e-3|gelu|$flat|bf16|--error-budget 1e-3"
-    "gelu_tanh|gelu_tanh|$flat|bf16|"
-    "silu|silu|$flat|bf16|"
-    "sum $total f32|sum|$total|f32|"
-    "reduce sum, axis 0 (columns)|reduce:kind=sum,axis=0|$cube|bf16|"
-    "reduce mean, axis 2 (rows)|reduce:kind=mean,axis=2|$cube|bf16|"
+    "softmax $rows_mid|softmax|$rows_mid|bf16||1|"
+    "layernorm $rows_mid|layernorm|$rows_mid|bf16||1|"
+    "rmsnorm $rows_mid|rmsnorm|$rows_mid|bf16||1|"
+    "log_softmax $rows_mid|log_softmax|$rows_mid|bf16||1|"
+    "cross_entropy $rows_mid|cross_entropy|$rows_mid|bf16||1|"
+    "add_rmsnorm $rows_mid|add_rmsnorm|$rows_mid|bf16||1|"
+    "softmax $rows_long|softmax|$rows_long|bf16|$long_fix|$long_time|"
+    "layernorm $rows_long|layernorm|$rows_long|bf16|$long_fix|$long_time|"
+    "rmsnorm $rows_long|rmsnorm|$rows_long|bf16|$long_fix|$long_time|"
+    "softmax $rows_short|softmax|$rows_short|bf16||1|"
+    "layernorm $rows_short|layernorm|$rows_short|bf16||1|"
+    "rmsnorm $rows_short|rmsnorm|$rows_short|bf16||1|"
+    "gelu (erf)|gelu|$flat|bf16||1|"
+    "gelu (erf), error budget 1e-3|gelu|$flat|bf16||1|--error-budget 1e-3"
+    "gelu_tanh|gelu_tanh|$flat|bf16||1|"
+    "silu|silu|$flat|bf16||1|"
+    "sum $total f32|sum|$total|f32||1|"
+    "reduce sum, axis 0 (columns)|reduce:kind=sum,axis=0|$cube|bf16||1|"
+    "reduce mean, axis 2 (rows)|reduce:kind=mean,axis=2|$cube|bf16||1|"
 )
 cases=() torch_cases=()
 for c in "${all_cases[@]}"; do
-    IFS='|' read -r label op shape dtype extra <<< "$c"
+    IFS='|' read -r label op shape dtype fix times extra <<< "$c"
     if [ -n "$only" ] && ! [[ $label =~ $only ]]; then continue; fi
     cases+=("$c")
     # the anchor has the operators without attributes
@@ -103,12 +109,13 @@ echo "== calibrate ($backend)" >&2
 : > "$out/tessera.jsonl"
 failed=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r label op shape dtype extra <<< "$c"
-    echo "== tune $label ($shape $dtype)" >&2
+    IFS='|' read -r label op shape dtype fix times extra <<< "$c"
+    echo "== tune $label ($shape $dtype${fix:+, $fix})" >&2
     echo "# $label" >> "$out/tessera.jsonl"
     # shellcheck disable=SC2086  # extra holds options, split on purpose
-    if ! "$tessera" tune "$op" --shape "$shape" --dtype "$dtype" --backend "$backend" --budget "$budget" \
-            --seconds "$seconds" --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+    if ! "$tessera" tune "$op" --shape "$shape" --dtype "$dtype" --backend "$backend" --budget "$((budget * times))" \
+            --seconds "$(awk "BEGIN { print $seconds * $times }")" --transfer off ${fix:+--fix "$fix"} --json $extra \
+            >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "rowwise_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
         sed -i '$ d' "$out/tessera.jsonl"   # its label, without a result
         failed=1

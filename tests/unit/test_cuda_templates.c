@@ -245,6 +245,8 @@ int main(void) {
                 char pin[160];
                 snprintf(pin, sizeof pin, "%s", cluster_pins[p]);
                 if (o >= 3) *strstr(pin, ",online") = '\0';   /* the norms have neither online nor fast_exp */
+                /* softmax keeps its exponentials by default, beside a row in registers only */
+                if (o == 0 && !strstr(pin, "registers")) strcat(pin, ",keep_exp=0");
                 compile_pinned(be, &dev, row_ops[o], TESS_BF16, rows_long, pin);
             }
         /* softmax keeping its exponentials, alone and in a cluster */
