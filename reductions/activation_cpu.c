@@ -54,7 +54,7 @@ tess_status tess_activation_cpu_emit(const tess_op *op, const tess_task *t, cons
     tess_strbuf_printf(&b,
         "#include <math.h>\n\n"
         "#define N %lldLL\n#define THREADS %d\n"
-        "#define ACT_FN static inline\n#define FAST_EXP_F expf\n"
+        "#define ACT_FN static inline\n#define FAST_EXP_F expf\n#define HW_TANH 0\n"
         "#define %s 1\n#define APPROX %d\n#define FAST_TANH 0\n#define FAST_EXP 0\n",
         (long long)tess_shape_elements(t->shape, t->ndim), (int)tess_config_get(s, c, "threads"), info->macro,
         approx);

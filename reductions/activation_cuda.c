@@ -7,7 +7,7 @@
  *   items   vectors per thread, BLOCK apart (loads in flight)
  * Shortcut, with an error budget, one per operator (tess_activation_info):
  * approx (gelu), fast_tanh (gelu_tanh), fast_exp (silu, swiglu); __expf is
- * the fast exp.
+ * the fast exp, tanh.approx.f32 the fast tanh.
  */
 #include <stdio.h>
 #include "core/error.h"
@@ -58,7 +58,7 @@ tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, con
         "// launch: %s grid %lld, block %d\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define N %lldLL\n#define VEC %d\n#define BLOCK %d\n#define ITEMS %d\n"
-        "#define ACT_FN __device__ __forceinline__\n#define FAST_EXP_F __expf\n"
+        "#define ACT_FN __device__ __forceinline__\n#define FAST_EXP_F __expf\n#define HW_TANH 1\n"
         "#define APPROX %d\n#define FAST_TANH %d\n#define FAST_EXP %d\n\n",
         op->name, (long long)n, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda", config, entry,
         (long long)grid, block, info->macro, tess_storage_macro(t), tess_storage_size(t), (long long)n, vec,
