@@ -58,7 +58,8 @@ tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, con
         "// launch: %s grid %lld, block %d\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define N %lldLL\n#define VEC %d\n#define BLOCK %d\n#define ITEMS %d\n"
-        "#define ACT_FN __device__ __forceinline__\n#define FAST_EXP_F __expf\n#define HW_TANH 1\n"
+        "#define ACT_FN __device__ __forceinline__\n#define EXP_F expf\n#define ERF_F erff\n#define TANH_F tanhf\n"
+        "#define FAST_EXP_F __expf\n#define HW_TANH 1\n"
         "#define APPROX %d\n#define FAST_TANH %d\n#define FAST_EXP %d\n\n",
         op->name, (long long)n, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda", config, entry,
         (long long)grid, block, info->macro, tess_storage_macro(t), tess_storage_size(t), (long long)n, vec,
