@@ -6,6 +6,9 @@
  *   block_y    rows of a block along y
  *   cpt        cells per thread along y, block_y rows apart
  *   compute    arithmetic in f32 or f64 (f32 and f16 storage; f64 storage: f64)
+ *   min_blocks blocks per SM that __launch_bounds__ asks registers for (0: no
+ *              request): more blocks resident, more loads in flight, fewer
+ *              registers per thread
  * f16 storage converts through PTX (cvt), so no header is needed.
  */
 #include <stdio.h>
@@ -23,10 +26,16 @@ static bool lbm_cuda_block_fits(const double *v, void *user) {
     return v[0] * v[1] <= 1024 && v[0] * v[1] >= 64;
 }
 
+/* An SM holds at most 2048 threads. */
+static bool lbm_cuda_blocks_fit(const double *v, void *user) {
+    (void)user;
+    return v[4] * v[0] * v[1] <= 2048;
+}
+
 tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)dev;
     *out = NULL;
-    const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4};
+    const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4}, minb[] = {0, 2, 4, 8, 16};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     tess_status st = tess_space_add(s, "block_x", 5, bx, 2);
@@ -35,7 +44,10 @@ tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_dev
     if (!st)
         st = t->dtype == TESS_F64 ? tess_space_add_labels(s, "compute", 1, compute_f64, 0)
                                   : tess_space_add_labels(s, "compute", 2, compute_f32, 0);
+    if (!st) st = tess_space_add(s, "min_blocks", 5, minb, 0);
+    if (!st) st = tess_space_set_optional(s, "min_blocks", 0);   /* added later: configs without it ask for none */
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_block_fits, NULL, "64 <= block_x*block_y <= 1024");
+    if (!st) st = tess_space_add_constraint(s, lbm_cuda_blocks_fit, NULL, "min_blocks*block_x*block_y <= 2048");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -65,7 +77,7 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     tess_status st = lbm_params_get(op, t, &p);
     if (st) return st;
     const int bx = (int)tess_config_get(s, c, "block_x"), by = (int)tess_config_get(s, c, "block_y");
-    const int cpt = (int)tess_config_get(s, c, "cpt");
+    const int cpt = (int)tess_config_get(s, c, "cpt"), minb = (int)tess_config_get(s, c, "min_blocks");
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
@@ -81,10 +93,10 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         "// config: %s\n"
         "typedef %s REAL;\n%s"
         "#define QUAL __device__ __forceinline__\n#define RESTRICT __restrict__\n"
-        "#define BX %d\n#define BY %d\n#define CPT %d\n",
+        "#define BX %d\n#define BY %d\n#define CPT %d\n#define MIN_BLOCKS %d\n",
         op->name, (long long)p.nz, (long long)p.ny, (long long)p.nx, tess_dtype_name(t->dtype),
         dev->arch[0] ? dev->arch : "cuda", config, f64 ? "double" : "float", lbm_cuda_storage(t->dtype), bx, by,
-        cpt);
+        cpt, minb);
     st = lbm_emit_cell(&p, &b);
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);

@@ -54,66 +54,89 @@ static void lbm_emit_cu(tess_strbuf *b, const lbm_lattice *L, int i) {
     tess_strbuf_puts(b, ")");
 }
 
-/* The neighbour coordinate of axis a upstream of velocity component c. */
-static const char *lbm_upstream(int a, int c) {
-    static const char *const same[3] = {"x", "y", "z"}, *const minus[3] = {"xm", "ym", "zm"},
-                             *const plus[3] = {"xp", "yp", "zp"};
-    return c > 0 ? minus[a] : c < 0 ? plus[a] : same[a];
+/* Appends "+ OFF" for the offset of axis a upstream of velocity component c
+ * (x: 1, y: NX, z: NX * NY cells), wrapping around the periodic edge. */
+static void lbm_upstream(tess_strbuf *b, int a, int c) {
+    static const char *const minus[3] = {"xm", "ym", "zm"}, *const plus[3] = {"xp", "yp", "zp"};
+    if (c != 0) tess_strbuf_printf(b, " + %s", c > 0 ? minus[a] : plus[a]);
 }
 
+/* "const lbm_index xm = x == 0 ? +(N - 1) * S : -S, xp = ..." for one axis. */
+static void lbm_emit_offsets(tess_strbuf *b, const char *v, char axis, int64_t n, int64_t stride) {
+    tess_strbuf_printf(b, "    const lbm_index %cm = %s == 0 ? (lbm_index)%lld : (lbm_index)-%lld, "
+                          "%cp = %s == %lld ? (lbm_index)-%lld : (lbm_index)%lld;\n",
+                       axis, v, (long long)((n - 1) * stride), (long long)stride, axis, v, (long long)(n - 1),
+                       (long long)((n - 1) * stride), (long long)stride);
+}
+
+/* The cell's code is straight-line so that every load is issued before any
+ * of them is used: the flags and populations of all upstream neighbours are
+ * read unconditionally (a pull from a solid cell reads its unchanged values,
+ * which the boundary rules then replace), and the cell's own populations are
+ * read only next to a boundary, where bounce-back, outlets and solid cells
+ * need them. Branching on each neighbour's kind before its load would leave
+ * one load in flight per thread. */
 tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
     const lbm_lattice *L = p->lat;
     const int q = L->q;
+    /* 32-bit indices where every population's index fits, which saves the
+     * 64-bit address arithmetic of each of the 2 Q accesses */
+    const bool narrow = p->cells * q < ((int64_t)1 << 31);
     tess_strbuf_printf(b,
-        "#define Q %d\n#define NX %lld\n#define NY %lld\n#define NZ %lld\n#define NCELLS %lldLL\n",
-        q, (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->cells);
+        "#define Q %d\n#define NX %lld\n#define NY %lld\n#define NZ %lld\n#define NCELLS %lld\n"
+        "typedef %s lbm_index;\n",
+        q, (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->cells,
+        narrow ? "int" : "long long");
     if (p->aos)
-        tess_strbuf_puts(b, "#define IDX(i, n) ((long long)(n) * Q + (i))   /* cell-major */\n");
+        tess_strbuf_puts(b, "#define IDX(i, n) ((n) * Q + (i))   /* cell-major */\n");
     else
-        tess_strbuf_puts(b, "#define IDX(i, n) ((long long)(i) * NCELLS + (n))   /* direction-major */\n");
+        tess_strbuf_puts(b, "#define IDX(i, n) ((lbm_index)(i) * NCELLS + (n))   /* direction-major */\n");
     tess_strbuf_printf(b,
         "\n/* One %s cell: pull the post-collision populations g_i - w_i of the upstream\n"
         " * neighbours (bounce-back from walls, Ladd's term from moving walls, the\n"
         " * equilibrium at density 1 from outlets), collide (%s), store. */\n"
         "QUAL void lbm_cell(const STORE *RESTRICT g, const int *RESTRICT flags, STORE *RESTRICT go,\n"
         "                   int x, int y, int z)\n{\n"
-        "    const long long c = ((long long)z * NY + y) * NX + x;\n"
-        "    if (flags[c] != 0) {   /* solid, lid, inlet and outlet cells keep their populations */\n",
+        "    const lbm_index c = ((lbm_index)z * NY + y) * NX + x;\n",
         L->name, p->trt ? "TRT" : "BGK");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        go[IDX(%d, c)] = g[IDX(%d, c)];\n", i, i);
-    tess_strbuf_puts(b,
-        "        return;\n    }\n"
-        "    const int xm = x == 0 ? NX - 1 : x - 1, xp = x == NX - 1 ? 0 : x + 1;\n"
-        "    const int ym = y == 0 ? NY - 1 : y - 1, yp = y == NY - 1 ? 0 : y + 1;\n");
-    if (L->dim == 3) tess_strbuf_puts(b, "    const int zm = z == 0 ? NZ - 1 : z - 1, zp = z == NZ - 1 ? 0 : z + 1;\n");
-    tess_strbuf_puts(b, "    unsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n");
-    tess_strbuf_puts(b, "    const REAL f0 = LD(g[IDX(0, c)]);\n");
+    lbm_emit_offsets(b, "x", 'x', p->nx, 1);
+    lbm_emit_offsets(b, "y", 'y', p->ny, p->nx);
+    if (L->dim == 3) lbm_emit_offsets(b, "z", 'z', p->nz, p->nx * p->ny);
+    tess_strbuf_puts(b, "    const int k0 = flags[c];\n    const REAL f0 = LD(g[IDX(0, c)]);\n");
+    for (int i = 1; i < q; i++) {
+        tess_strbuf_printf(b, "    const lbm_index n%d = c", i);
+        for (int a = 0; a < L->dim; a++) lbm_upstream(b, a, L->c[i][a]);
+        tess_strbuf_printf(b, ";\n    const int k%d = flags[n%d];\n    REAL f%d = LD(g[IDX(%d, n%d)]);\n", i, i, i,
+                           i, i);
+    }
+    tess_strbuf_puts(b, "    if ((k0");
+    for (int i = 1; i < q; i++) tess_strbuf_printf(b, " | k%d", i);
+    tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        const STORE s%d = g[IDX(%d, c)];\n", i, i);
+    tess_strbuf_puts(b, "        if (k0 != 0) {   /* solid, lid, inlet and outlet cells keep their populations */\n");
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            go[IDX(%d, c)] = s%d;\n", i, i);
+    tess_strbuf_puts(b, "            return;\n        }\n"
+                        "        unsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n");
     for (int i = 1; i < q; i++) {
         const int *ci = L->c[i];
         double cu = ci[0] * p->u_wall[0] + ci[1] * p->u_wall[1] + ci[2] * p->u_wall[2];
-        tess_strbuf_printf(b, "    REAL f%d;\n    {\n        const long long n = ", i);
-        if (L->dim == 3) tess_strbuf_printf(b, "((long long)%s * NY + %s) * NX + %s;\n", lbm_upstream(2, ci[2]),
-                                            lbm_upstream(1, ci[1]), lbm_upstream(0, ci[0]));
-        else tess_strbuf_printf(b, "(long long)%s * NX + %s;\n", lbm_upstream(1, ci[1]), lbm_upstream(0, ci[0]));
         tess_strbuf_printf(b,
-            "        const int k = flags[n];\n"
-            "        if (k == 0) f%d = LD(g[IDX(%d, n)]);\n"
-            "        else if (k == 3) { f%d = 0; outlet |= %uu; }\n"
-            "        else f%d = LD(g[IDX(%d, c)]) + (k == 2 ? (REAL)%.17g : (REAL)0);\n    }\n",
-            i, i, i, 1u << i, i, L->opp[i], 6.0 * L->w[i] * cu);
+            "        if (k%d == 3) outlet |= %uu;\n"
+            "        if (k%d != 0) f%d = k%d == 3 ? (REAL)0 : LD(s%d) + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
+            i, 1u << i, i, i, i, L->opp[i], i, 6.0 * L->w[i] * cu);
     }
     /* Outlets: the equilibrium at density 1 and the cell's own velocity,
      * which its populations after the last collision still carry. */
-    tess_strbuf_puts(b, "    if (outlet) {\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        const REAL s%d = LD(g[IDX(%d, c)]);\n", i, i);
-    lbm_emit_moments(b, L, "s", "        ");
-    tess_strbuf_puts(b, "        (void)drho;\n");
+    tess_strbuf_puts(b, "        if (outlet) {\n");
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            const REAL o%d = LD(s%d);\n", i, i);
+    lbm_emit_moments(b, L, "o", "            ");
+    tess_strbuf_puts(b, "            (void)drho;\n");
     for (int i = 1; i < q; i++) {
-        tess_strbuf_printf(b, "        if (outlet & %uu) { const REAL cu = ", 1u << i);
+        tess_strbuf_printf(b, "            if (outlet & %uu) { const REAL cu = ", 1u << i);
         lbm_emit_cu(b, L, i);
         tess_strbuf_printf(b, "; f%d = (REAL)%.17g * (cu + (REAL)0.5 * cu * cu - usq); }\n", i, L->w[i]);
     }
-    tess_strbuf_puts(b, "    }\n    {\n");
+    tess_strbuf_puts(b, "        }\n    }\n    {\n");
     lbm_emit_moments(b, L, "f", "        ");
     tess_strbuf_puts(b, "        const REAL rho = (REAL)1 + drho;\n");
     for (int i = 0; i < q; i++) {

@@ -1,9 +1,15 @@
 // lbm.cu - the grid of a CUDA lattice Boltzmann step: one thread per cell
 // along x, CPT cells per thread along y (BY rows apart), one z plane per
-// blockIdx.z. Above it the generator defines BX, BY, CPT, the storage
-// conversions and lbm_cell().
+// blockIdx.z. Above it the generator defines BX, BY, CPT, MIN_BLOCKS (0:
+// no occupancy request), the storage conversions and lbm_cell().
 
-extern "C" __global__ void __launch_bounds__(BX * BY)
+#if MIN_BLOCKS > 0
+#define LBM_BOUNDS __launch_bounds__(BX * BY, MIN_BLOCKS)
+#else
+#define LBM_BOUNDS __launch_bounds__(BX * BY)
+#endif
+
+extern "C" __global__ void LBM_BOUNDS
 tess_lbm(const STORE *__restrict__ g, const int *__restrict__ flags, STORE *__restrict__ go)
 {
     const int x = blockIdx.x * BX + threadIdx.x;
