@@ -6,7 +6,9 @@
  *
  * The template that follows it supplies nothing; what it needs above it:
  * STORE (storage type), REAL (compute type), LD(v) (a STORE as REAL),
- * ST(v) (a REAL as STORE), QUAL (function qualifiers) and RESTRICT.
+ * ST(v) (a REAL as STORE), PULL(p) (the load of a population that the step
+ * reads once), PUT(p, v) (the store of a result), QUAL (function
+ * qualifiers) and RESTRICT.
  */
 #include <stdio.h>
 #include "core/error.h"
@@ -102,11 +104,11 @@ tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
     lbm_emit_offsets(b, "x", 'x', p->nx, 1);
     lbm_emit_offsets(b, "y", 'y', p->ny, p->nx);
     if (L->dim == 3) lbm_emit_offsets(b, "z", 'z', p->nz, p->nx * p->ny);
-    tess_strbuf_puts(b, "    const int k0 = flags[c];\n    const REAL f0 = LD(g[IDX(0, c)]);\n");
+    tess_strbuf_puts(b, "    const int k0 = flags[c];\n    const REAL f0 = LD(PULL(&g[IDX(0, c)]));\n");
     for (int i = 1; i < q; i++) {
         tess_strbuf_printf(b, "    const lbm_index n%d = c", i);
         for (int a = 0; a < L->dim; a++) lbm_upstream(b, a, L->c[i][a]);
-        tess_strbuf_printf(b, ";\n    const int k%d = flags[n%d];\n    REAL f%d = LD(g[IDX(%d, n%d)]);\n", i, i, i,
+        tess_strbuf_printf(b, ";\n    const int k%d = flags[n%d];\n    REAL f%d = LD(PULL(&g[IDX(%d, n%d)]));\n", i, i, i,
                            i, i);
     }
     tess_strbuf_puts(b, "    if ((k0");
@@ -114,7 +116,7 @@ tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
     tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
     for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        const STORE s%d = g[IDX(%d, c)];\n", i, i);
     tess_strbuf_puts(b, "        if (k0 != 0) {   /* solid, lid, inlet and outlet cells keep their populations */\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            go[IDX(%d, c)] = s%d;\n", i, i);
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            PUT(&go[IDX(%d, c)], s%d);\n", i, i);
     tess_strbuf_puts(b, "            return;\n        }\n"
                         "        unsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n");
     for (int i = 1; i < q; i++) {
@@ -149,10 +151,10 @@ tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
         int o = L->opp[i];
         if (p->trt && o != i)
             tess_strbuf_printf(b,
-                "        go[IDX(%d, c)] = ST(f%d - (REAL)%.17g * (n%d + n%d) - (REAL)%.17g * (n%d - n%d));\n",
+                "        PUT(&go[IDX(%d, c)], ST(f%d - (REAL)%.17g * (n%d + n%d) - (REAL)%.17g * (n%d - n%d)));\n",
                 i, i, 0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
         else
-            tess_strbuf_printf(b, "        go[IDX(%d, c)] = ST(f%d - (REAL)%.17g * n%d);\n", i, i, p->omega, i);
+            tess_strbuf_printf(b, "        PUT(&go[IDX(%d, c)], ST(f%d - (REAL)%.17g * n%d));\n", i, i, p->omega, i);
     }
     tess_strbuf_puts(b, "    }\n}\n\n");
     return TESS_OK;
