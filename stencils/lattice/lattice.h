@@ -60,8 +60,13 @@ tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bu
 /* Appends to b the C or CUDA C definitions of the lattice and the
  * function lbm_cell(g, flags, g_out, x, y, z) that updates one cell, for
  * the storage and compute types declared above it (STORE, REAL, LD, ST,
- * QUAL, RESTRICT). */
-tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b);
+ * PULL, PUT, QUAL, RESTRICT). `select`: the boundary rules without a
+ * branch (lbm_gen.c). */
+tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b);
+
+/* The labels of the `boundary` parameter: the rules behind a branch taken
+ * next to boundaries only, or as selects in every cell. */
+extern const char *const lbm_boundary_labels[2];
 
 tess_status lbm_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
 tess_status lbm_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,

@@ -6,6 +6,10 @@
  *   block_y    rows of a block along y
  *   cpt        cells per thread along y, block_y rows apart
  *   compute    arithmetic in f32 or f64 (f32 and f16 storage; f64 storage: f64)
+ *   boundary   the boundary rules behind a branch that only cells next to a
+ *              boundary take (their own populations read only there), or
+ *              as selects in every cell (no divergence where solid cells
+ *              are scattered)
  *   stream     1: populations are loaded and stored with the evict-first
  *              hints (__ldcs, __stcs), since the step touches each once,
  *              leaving the caches to the flags that 19 cells read
@@ -29,7 +33,7 @@ static bool lbm_cuda_block_fits(const double *v, void *user) {
     return v[0] * v[1] <= 1024 && v[0] * v[1] >= 64;
 }
 
-/* An SM holds at most 2048 threads. */
+/* An SM holds at most 2048 threads (v: block_x, block_y, cpt, compute, min_blocks). */
 static bool lbm_cuda_blocks_fit(const double *v, void *user) {
     (void)user;
     return v[4] * v[0] * v[1] <= 2048;
@@ -50,9 +54,11 @@ tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_dev
                                   : tess_space_add_labels(s, "compute", 2, compute_f32, 0);
     if (!st) st = tess_space_add(s, "min_blocks", 5, minb, 0);
     if (!st) st = tess_space_add(s, "stream", 2, flag, 0);
+    if (!st) st = tess_space_add_labels(s, "boundary", 2, lbm_boundary_labels, 0);
     /* added later: configs without them ask for no occupancy and no hints */
     if (!st) st = tess_space_set_optional(s, "min_blocks", 0);
     if (!st) st = tess_space_set_optional(s, "stream", 0);
+    if (!st) st = tess_space_set_optional(s, "boundary", 0);
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_block_fits, NULL, "64 <= block_x*block_y <= 1024");
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_blocks_fit, NULL, "min_blocks*block_x*block_y <= 2048");
     if (st) {
@@ -85,7 +91,7 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     if (st) return st;
     const int bx = (int)tess_config_get(s, c, "block_x"), by = (int)tess_config_get(s, c, "block_y");
     const int cpt = (int)tess_config_get(s, c, "cpt"), minb = (int)tess_config_get(s, c, "min_blocks");
-    const bool stream = tess_config_get(s, c, "stream") > 0;
+    const bool stream = tess_config_get(s, c, "stream") > 0, select = tess_config_get(s, c, "boundary") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
@@ -107,7 +113,7 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         stream ? "#define PULL(p) __ldcs(p)\n#define PUT(p, v) __stcs((p), (v))\n"
                : "#define PULL(p) (*(p))\n#define PUT(p, v) (*(p) = (v))\n",
         bx, by, cpt, minb);
-    st = lbm_emit_cell(&p, &b);
+    st = lbm_emit_cell(&p, select, &b);
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);
     if (!st) st = tess_strbuf_finish(&b, &out->code);

@@ -71,14 +71,76 @@ static void lbm_emit_offsets(tess_strbuf *b, const char *v, char axis, int64_t n
                        (long long)((n - 1) * stride), (long long)stride);
 }
 
+const char *const lbm_boundary_labels[2] = {"branch", "select"};
+
+/* The cell's own populations s0..s(Q-1), as stored. */
+static void lbm_emit_own(tess_strbuf *b, int q, const char *ind) {
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "%sconst STORE s%d = g[IDX(%d, c)];\n", ind, i, i);
+}
+
+/* The boundary rules: bounce-back (with Ladd's term next to moving walls)
+ * and, next to outlets, the equilibrium at density 1 and the cell's own
+ * velocity, which its populations after the last collision still carry. */
+static void lbm_emit_rules(tess_strbuf *b, const lbm_params *p, const char *ind) {
+    const lbm_lattice *L = p->lat;
+    tess_strbuf_printf(b, "%sunsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n", ind);
+    for (int i = 1; i < L->q; i++) {
+        const int *ci = L->c[i];
+        double cu = ci[0] * p->u_wall[0] + ci[1] * p->u_wall[1] + ci[2] * p->u_wall[2];
+        tess_strbuf_printf(b,
+            "%sif (k%d == 3) outlet |= %uu;\n"
+            "%sif (k%d != 0) f%d = k%d == 3 ? (REAL)0 : LD(s%d) + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
+            ind, i, 1u << i, ind, i, i, i, L->opp[i], i, 6.0 * L->w[i] * cu);
+    }
+    char inner[32];
+    snprintf(inner, sizeof inner, "%s    ", ind);
+    tess_strbuf_printf(b, "%sif (outlet) {\n", ind);
+    for (int i = 0; i < L->q; i++) tess_strbuf_printf(b, "%sconst REAL o%d = LD(s%d);\n", inner, i, i);
+    lbm_emit_moments(b, L, "o", inner);
+    tess_strbuf_printf(b, "%s(void)drho;\n", inner);
+    for (int i = 1; i < L->q; i++) {
+        tess_strbuf_printf(b, "%sif (outlet & %uu) { const REAL cu = ", inner, 1u << i);
+        lbm_emit_cu(b, L, i);
+        tess_strbuf_printf(b, "; f%d = (REAL)%.17g * (cu + (REAL)0.5 * cu * cu - usq); }\n", i, L->w[i]);
+    }
+    tess_strbuf_printf(b, "%s}\n", ind);
+}
+
+/* The collision of f0..f(Q-1) and the stores; with `keep`, a cell that is
+ * not fluid stores its own populations instead. */
+static void lbm_emit_collide(tess_strbuf *b, const lbm_params *p, bool keep) {
+    const lbm_lattice *L = p->lat;
+    lbm_emit_moments(b, L, "f", "    ");
+    tess_strbuf_puts(b, "    const REAL rho = (REAL)1 + drho;\n");
+    for (int i = 0; i < L->q; i++) {
+        tess_strbuf_printf(b, "    const REAL cu%d = ", i);
+        lbm_emit_cu(b, L, i);
+        tess_strbuf_printf(b, ";\n    const REAL neq%d = f%d - (REAL)%.17g * (drho + rho * (cu%d + (REAL)0.5 * cu%d * cu%d - usq));\n",
+                           i, i, L->w[i], i, i, i);
+    }
+    for (int i = 0; i < L->q; i++) {
+        int o = L->opp[i];
+        tess_strbuf_printf(b, "    PUT(&go[IDX(%d, c)], ", i);
+        if (keep) tess_strbuf_printf(b, "k0 != 0 ? s%d : ", i);
+        if (p->trt && o != i)
+            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * (neq%d + neq%d) - (REAL)%.17g * (neq%d - neq%d)));\n", i,
+                               0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
+        else
+            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * neq%d));\n", i, p->omega, i);
+    }
+}
+
 /* The cell's code is straight-line so that every load is issued before any
  * of them is used: the flags and populations of all upstream neighbours are
  * read unconditionally (a pull from a solid cell reads its unchanged values,
- * which the boundary rules then replace), and the cell's own populations are
- * read only next to a boundary, where bounce-back, outlets and solid cells
- * need them. Branching on each neighbour's kind before its load would leave
- * one load in flight per thread. */
-tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
+ * which the boundary rules then replace). Branching on each neighbour's kind
+ * before its load would leave one load in flight per thread. The cell's own
+ * populations, which bounce-back, outlets and solid cells need, are read
+ * only next to a boundary (`select` false: a branch, which skips them in the
+ * bulk of a flow) or always (`select`: no branch at all, so a loop over
+ * cells vectorizes, and solid cells store their own populations by a
+ * select). */
+tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
     const lbm_lattice *L = p->lat;
     const int q = L->q;
     /* 32-bit indices where every population's index fits, which saves the
@@ -96,7 +158,8 @@ tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
     tess_strbuf_printf(b,
         "\n/* One %s cell: pull the post-collision populations g_i - w_i of the upstream\n"
         " * neighbours (bounce-back from walls, Ladd's term from moving walls, the\n"
-        " * equilibrium at density 1 from outlets), collide (%s), store. */\n"
+        " * equilibrium at density 1 from outlets), collide (%s), store. Solid, lid,\n"
+        " * inlet and outlet cells keep their populations. */\n"
         "QUAL void lbm_cell(const STORE *RESTRICT g, const int *RESTRICT flags, STORE *RESTRICT go,\n"
         "                   int x, int y, int z)\n{\n"
         "    const lbm_index c = ((lbm_index)z * NY + y) * NX + x;\n",
@@ -111,51 +174,21 @@ tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
         tess_strbuf_printf(b, ";\n    const int k%d = flags[n%d];\n    REAL f%d = LD(PULL(&g[IDX(%d, n%d)]));\n", i, i, i,
                            i, i);
     }
-    tess_strbuf_puts(b, "    if ((k0");
-    for (int i = 1; i < q; i++) tess_strbuf_printf(b, " | k%d", i);
-    tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        const STORE s%d = g[IDX(%d, c)];\n", i, i);
-    tess_strbuf_puts(b, "        if (k0 != 0) {   /* solid, lid, inlet and outlet cells keep their populations */\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            PUT(&go[IDX(%d, c)], s%d);\n", i, i);
-    tess_strbuf_puts(b, "            return;\n        }\n"
-                        "        unsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n");
-    for (int i = 1; i < q; i++) {
-        const int *ci = L->c[i];
-        double cu = ci[0] * p->u_wall[0] + ci[1] * p->u_wall[1] + ci[2] * p->u_wall[2];
-        tess_strbuf_printf(b,
-            "        if (k%d == 3) outlet |= %uu;\n"
-            "        if (k%d != 0) f%d = k%d == 3 ? (REAL)0 : LD(s%d) + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
-            i, 1u << i, i, i, i, L->opp[i], i, 6.0 * L->w[i] * cu);
+    if (select) {
+        lbm_emit_own(b, q, "    ");
+        lbm_emit_rules(b, p, "    ");
+    } else {
+        tess_strbuf_puts(b, "    if ((k0");
+        for (int i = 1; i < q; i++) tess_strbuf_printf(b, " | k%d", i);
+        tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
+        lbm_emit_own(b, q, "        ");
+        tess_strbuf_puts(b, "        if (k0 != 0) {\n");
+        for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            PUT(&go[IDX(%d, c)], s%d);\n", i, i);
+        tess_strbuf_puts(b, "            return;\n        }\n");
+        lbm_emit_rules(b, p, "        ");
+        tess_strbuf_puts(b, "    }\n");
     }
-    /* Outlets: the equilibrium at density 1 and the cell's own velocity,
-     * which its populations after the last collision still carry. */
-    tess_strbuf_puts(b, "        if (outlet) {\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            const REAL o%d = LD(s%d);\n", i, i);
-    lbm_emit_moments(b, L, "o", "            ");
-    tess_strbuf_puts(b, "            (void)drho;\n");
-    for (int i = 1; i < q; i++) {
-        tess_strbuf_printf(b, "            if (outlet & %uu) { const REAL cu = ", 1u << i);
-        lbm_emit_cu(b, L, i);
-        tess_strbuf_printf(b, "; f%d = (REAL)%.17g * (cu + (REAL)0.5 * cu * cu - usq); }\n", i, L->w[i]);
-    }
-    tess_strbuf_puts(b, "        }\n    }\n    {\n");
-    lbm_emit_moments(b, L, "f", "        ");
-    tess_strbuf_puts(b, "        const REAL rho = (REAL)1 + drho;\n");
-    for (int i = 0; i < q; i++) {
-        tess_strbuf_printf(b, "        const REAL cu%d = ", i);
-        lbm_emit_cu(b, L, i);
-        tess_strbuf_printf(b, ";\n        const REAL n%d = f%d - (REAL)%.17g * (drho + rho * (cu%d + (REAL)0.5 * cu%d * cu%d - usq));\n",
-                           i, i, L->w[i], i, i, i);
-    }
-    for (int i = 0; i < q; i++) {
-        int o = L->opp[i];
-        if (p->trt && o != i)
-            tess_strbuf_printf(b,
-                "        PUT(&go[IDX(%d, c)], ST(f%d - (REAL)%.17g * (n%d + n%d) - (REAL)%.17g * (n%d - n%d)));\n",
-                i, i, 0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
-        else
-            tess_strbuf_printf(b, "        PUT(&go[IDX(%d, c)], ST(f%d - (REAL)%.17g * n%d));\n", i, i, p->omega, i);
-    }
-    tess_strbuf_puts(b, "    }\n}\n\n");
+    lbm_emit_collide(b, p, select);
+    tess_strbuf_puts(b, "}\n\n");
     return TESS_OK;
 }

@@ -8,7 +8,7 @@
 # al. and a 3D cavity checked against the float64 reference. Builds nothing.
 #
 # usage: tests/bench/fluid_h200.sh --tessera PATH --fluid PATH --out DIR [--budget N] [--seconds S]
-#                                  [--cases LIST] [--no-app] [--backend cuda|cpu]
+#                                  [--cases LIST] [--no-app] [--backend cuda|cpu] [--small]
 #   --tessera, --fluid   the built tessera and tessera-fluid binaries
 #   --out                the directory receiving every result (created)
 #   --budget             evaluations per task (default 24)
@@ -16,11 +16,12 @@
 #   --cases              comma-separated subset, in this order: d3q19-f32,d3q19-aos,d3q19-f16,d2q9
 #                        (default: all)
 #   --no-app             skip the tessera-fluid runs
+#   --small              D3Q19 128^3 and D2Q9 2048^2 (a CPU's table; still far beyond its caches)
 # Writes: calibrate.txt, tune.jsonl (one tune --json per task), tune.log,
 # table.txt (rewritten after each task), cavity2d_re100.txt/.svg, cavity3d.txt, records.db.
 set -euo pipefail
 
-tessera="" fluid="" out="" budget=24 seconds=30 backend=cuda app=1
+tessera="" fluid="" out="" budget=24 seconds=30 backend=cuda app=1 shape3=256x256x256 shape2=8192x8192
 selected=d3q19-f32,d3q19-aos,d3q19-f16,d2q9
 while [ $# -gt 0 ]; do
     case $1 in
@@ -31,8 +32,9 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --cases) selected=${2:?--cases needs a list}; shift 2 ;;
     --no-app) app=0; shift ;;
+    --small) shape3=128x128x128 shape2=2048x2048; shift ;;
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "fluid_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -46,10 +48,10 @@ export TESSERA_DB=$out/records.db
 
 # name|label|operator with attributes|shape|dtype|Q|bytes per population
 cases=(
-    "d3q19-f32|D3Q19 f32 soa|lbm_d3q19:ux=0.05|256x256x256|f32|19|4"
-    "d3q19-aos|D3Q19 f32 aos|lbm_d3q19:ux=0.05,layout=aos|256x256x256|f32|19|4"
-    "d3q19-f16|D3Q19 f16 soa|lbm_d3q19:ux=0.05|256x256x256|f16|19|2"
-    "d2q9|D2Q9 f32 soa|lbm_d2q9:ux=0.05|8192x8192|f32|9|4"
+    "d3q19-f32|D3Q19 f32 soa|lbm_d3q19:ux=0.05|$shape3|f32|19|4"
+    "d3q19-aos|D3Q19 f32 aos|lbm_d3q19:ux=0.05,layout=aos|$shape3|f32|19|4"
+    "d3q19-f16|D3Q19 f16 soa|lbm_d3q19:ux=0.05|$shape3|f16|19|2"
+    "d2q9|D2Q9 f32 soa|lbm_d2q9:ux=0.05|$shape2|f32|9|4"
 )
 for want in ${selected//,/ }; do
     printf '%s\n' "${cases[@]}" | grep -q "^$want|" || { echo "fluid_h200.sh: error: unknown case '$want' in --cases" >&2; exit 2; }
