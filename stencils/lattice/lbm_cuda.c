@@ -4,7 +4,8 @@
  * lbm_cell() (lbm_gen.c) inside templates/lbm.cu. Tunables:
  *   block_x    threads of a block along x (coalesced loads of each direction)
  *   block_y    rows of a block along y
- *   cpt        cells per thread along y, block_y rows apart
+ *   cpt        cells per thread along y, block_y rows apart, all their loads
+ *              issued before the first update
  *   compute    arithmetic in f32 or f64 (f32 and f16 storage; f64 storage: f64)
  *   boundary   the boundary rules behind a branch that only cells next to a
  *              boundary take (their own populations read only there), or

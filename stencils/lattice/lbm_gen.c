@@ -155,25 +155,35 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
         tess_strbuf_puts(b, "#define IDX(i, n) ((n) * Q + (i))   /* cell-major */\n");
     else
         tess_strbuf_puts(b, "#define IDX(i, n) ((lbm_index)(i) * NCELLS + (n))   /* direction-major */\n");
-    tess_strbuf_printf(b,
-        "\n/* One %s cell: pull the post-collision populations g_i - w_i of the upstream\n"
-        " * neighbours (bounce-back from walls, Ladd's term from moving walls, the\n"
-        " * equilibrium at density 1 from outlets), collide (%s), store. Solid, lid,\n"
-        " * inlet and outlet cells keep their populations. */\n"
-        "QUAL void lbm_cell(const STORE *RESTRICT g, const int *RESTRICT flags, STORE *RESTRICT go,\n"
-        "                   int x, int y, int z)\n{\n"
-        "    const lbm_index c = ((lbm_index)z * NY + y) * NX + x;\n",
-        L->name, p->trt ? "TRT" : "BGK");
+    /* the pull: what a cell reads of its upstream neighbours */
+    tess_strbuf_puts(b, "\n/* What a cell pulls: its index, its kind and its upstream neighbours' kinds and\n"
+                        " * populations (k_i, f_i: of the neighbour at -c_i, as stored). */\n"
+                        "typedef struct lbm_pulled {\n    lbm_index c;\n    int k0");
+    for (int i = 1; i < q; i++) tess_strbuf_printf(b, ", k%d", i);
+    tess_strbuf_puts(b, ";\n    STORE f0");
+    for (int i = 1; i < q; i++) tess_strbuf_printf(b, ", f%d", i);
+    tess_strbuf_puts(b, ";\n} lbm_pulled;\n\n"
+        "QUAL void lbm_pull(const STORE *RESTRICT g, const int *RESTRICT flags, int x, int y, int z, lbm_pulled *in)\n{\n"
+        "    const lbm_index c = ((lbm_index)z * NY + y) * NX + x;\n");
     lbm_emit_offsets(b, "x", 'x', p->nx, 1);
     lbm_emit_offsets(b, "y", 'y', p->ny, p->nx);
     if (L->dim == 3) lbm_emit_offsets(b, "z", 'z', p->nz, p->nx * p->ny);
-    tess_strbuf_puts(b, "    const int k0 = flags[c];\n    const REAL f0 = LD(PULL(&g[IDX(0, c)]));\n");
+    tess_strbuf_puts(b, "    in->c = c;\n    in->k0 = flags[c];\n    in->f0 = PULL(&g[IDX(0, c)]);\n");
     for (int i = 1; i < q; i++) {
         tess_strbuf_printf(b, "    const lbm_index n%d = c", i);
         for (int a = 0; a < L->dim; a++) lbm_upstream(b, a, L->c[i][a]);
-        tess_strbuf_printf(b, ";\n    const int k%d = flags[n%d];\n    REAL f%d = LD(PULL(&g[IDX(%d, n%d)]));\n", i, i, i,
-                           i, i);
+        tess_strbuf_printf(b, ";\n    in->k%d = flags[n%d];\n    in->f%d = PULL(&g[IDX(%d, n%d)]);\n", i, i, i, i, i);
     }
+    tess_strbuf_printf(b, "}\n\n"
+        "/* The update of a pulled cell: bounce-back from walls, Ladd's term from moving\n"
+        " * walls, the equilibrium at density 1 from outlets, collision (%s), store.\n"
+        " * Solid, lid, inlet and outlet cells keep their populations. */\n"
+        "QUAL void lbm_update(const STORE *RESTRICT g, STORE *RESTRICT go, const lbm_pulled *in)\n{\n"
+        "    const lbm_index c = in->c;\n",
+        p->trt ? "TRT" : "BGK");
+    for (int i = 0; i < q; i++)
+        tess_strbuf_printf(b, "    const int k%d = in->k%d;\n    %sREAL f%d = LD(in->f%d);\n", i, i, i ? "" : "const ", i,
+                           i);
     if (select) {
         lbm_emit_own(b, q, "    ");
         lbm_emit_rules(b, p, "    ");
@@ -189,6 +199,11 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
         tess_strbuf_puts(b, "    }\n");
     }
     lbm_emit_collide(b, p, select);
-    tess_strbuf_puts(b, "}\n\n");
+    tess_strbuf_printf(b, "}\n\n"
+        "/* One %s cell. */\n"
+        "QUAL void lbm_cell(const STORE *RESTRICT g, const int *RESTRICT flags, STORE *RESTRICT go,\n"
+        "                   int x, int y, int z)\n{\n"
+        "    lbm_pulled in;\n    lbm_pull(g, flags, x, y, z, &in);\n    lbm_update(g, go, &in);\n}\n\n",
+        L->name);
     return TESS_OK;
 }

@@ -1,7 +1,8 @@
 // lbm.cu - the grid of a CUDA lattice Boltzmann step: one thread per cell
 // along x, CPT cells per thread along y (BY rows apart), one z plane per
 // blockIdx.z. Above it the generator defines BX, BY, CPT, MIN_BLOCKS (0:
-// no occupancy request), the storage conversions and lbm_cell().
+// no occupancy request), the storage conversions, lbm_pull() and
+// lbm_update().
 
 #if MIN_BLOCKS > 0
 #define LBM_BOUNDS __launch_bounds__(BX * BY, MIN_BLOCKS)
@@ -16,9 +17,12 @@ tess_lbm(const STORE *__restrict__ g, const int *__restrict__ flags, STORE *__re
     if (x >= NX) return;
     const int z = blockIdx.z;
     const int y0 = blockIdx.y * BY * CPT + threadIdx.y;
+    // every cell's loads first, so that a thread has CPT cells' loads in flight
+    lbm_pulled in[CPT];
 #pragma unroll
-    for (int k = 0; k < CPT; k++) {
-        const int y = y0 + k * BY;
-        if (y < NY) lbm_cell(g, flags, go, x, y, z);
-    }
+    for (int k = 0; k < CPT; k++)
+        if (y0 + k * BY < NY) lbm_pull(g, flags, x, y0 + k * BY, z, &in[k]);
+#pragma unroll
+    for (int k = 0; k < CPT; k++)
+        if (y0 + k * BY < NY) lbm_update(g, go, &in[k]);
 }
