@@ -1,7 +1,7 @@
 /*
  * lbm_cuda.c - CUDA code generation for the lattice Boltzmann step.
  *
- * lbm_cell() (lbm_gen.c) inside templates/lbm.cu. Tunables:
+ * lbm_pull() and lbm_update() (lbm_gen.c) inside templates/lbm.cu. Tunables:
  *   block_x    threads of a block along x (coalesced loads of each direction)
  *   block_y    rows of a block along y
  *   cpt        cells per thread along y, block_y rows apart, all their loads
