@@ -60,7 +60,7 @@ tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bu
 /* Appends to b the C or CUDA C definitions of the lattice and the
  * function lbm_cell(g, flags, g_out, x, y, z) that updates one cell, for
  * the storage and compute types declared above it (STORE, REAL, LD, ST,
- * PULL, PUT, QUAL, RESTRICT). `select`: the boundary rules without a
+ * QUAL, RESTRICT). `select`: the boundary rules without a
  * branch (lbm_gen.c). */
 tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b);
 

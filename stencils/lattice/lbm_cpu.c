@@ -75,7 +75,6 @@ tess_status lbm_cpu_emit(const tess_op *op, const tess_task *t, const tess_devic
         " * config: %s */\n"
         "typedef %s STORE;\ntypedef %s REAL;\n"
         "#define LD(v) ((REAL)(v))\n#define ST(v) ((STORE)(v))\n"
-        "#define PULL(p) (*(p))\n#define PUT(p, v) (*(p) = (v))\n"
         "#define QUAL static inline __attribute__((always_inline))   /* inlined: the row loop vectorizes */\n"
         "#define RESTRICT restrict\n"
         "#define THREADS %d\n"

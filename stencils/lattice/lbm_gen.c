@@ -6,9 +6,7 @@
  *
  * The template that follows it supplies nothing; what it needs above it:
  * STORE (storage type), REAL (compute type), LD(v) (a STORE as REAL),
- * ST(v) (a REAL as STORE), PULL(p) (the load of a population that the step
- * reads once), PUT(p, v) (the store of a result), QUAL (function
- * qualifiers) and RESTRICT.
+ * ST(v) (a REAL as STORE), QUAL (function qualifiers) and RESTRICT.
  */
 #include <stdio.h>
 #include "core/error.h"
@@ -73,9 +71,11 @@ static void lbm_emit_offsets(tess_strbuf *b, const char *v, char axis, int64_t n
 
 const char *const lbm_boundary_labels[2] = {"branch", "select"};
 
-/* The cell's own populations s0..s(Q-1), as stored. */
+/* The cell's own populations: s0..s(Q-1) as stored, o0..o(Q-1) converted
+ * (every one, so that no conversion sits in a branch of its own). */
 static void lbm_emit_own(tess_strbuf *b, int q, const char *ind) {
     for (int i = 0; i < q; i++) tess_strbuf_printf(b, "%sconst STORE s%d = g[IDX(%d, c)];\n", ind, i, i);
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "%sconst REAL o%d = LD(s%d);\n", ind, i, i);
 }
 
 /* The boundary rules: bounce-back (with Ladd's term next to moving walls)
@@ -89,13 +89,12 @@ static void lbm_emit_rules(tess_strbuf *b, const lbm_params *p, const char *ind)
         double cu = ci[0] * p->u_wall[0] + ci[1] * p->u_wall[1] + ci[2] * p->u_wall[2];
         tess_strbuf_printf(b,
             "%sif (k%d == 3) outlet |= %uu;\n"
-            "%sif (k%d != 0) f%d = k%d == 3 ? (REAL)0 : LD(s%d) + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
+            "%sif (k%d != 0) f%d = k%d == 3 ? (REAL)0 : o%d + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
             ind, i, 1u << i, ind, i, i, i, L->opp[i], i, 6.0 * L->w[i] * cu);
     }
     char inner[32];
     snprintf(inner, sizeof inner, "%s    ", ind);
     tess_strbuf_printf(b, "%sif (outlet) {\n", ind);
-    for (int i = 0; i < L->q; i++) tess_strbuf_printf(b, "%sconst REAL o%d = LD(s%d);\n", inner, i, i);
     lbm_emit_moments(b, L, "o", inner);
     tess_strbuf_printf(b, "%s(void)drho;\n", inner);
     for (int i = 1; i < L->q; i++) {
@@ -107,7 +106,8 @@ static void lbm_emit_rules(tess_strbuf *b, const lbm_params *p, const char *ind)
 }
 
 /* The collision of f0..f(Q-1) and the stores; with `keep`, a cell that is
- * not fluid stores its own populations instead. */
+ * not fluid stores its own populations instead (a select of the converted
+ * result, computed in every cell). */
 static void lbm_emit_collide(tess_strbuf *b, const lbm_params *p, bool keep) {
     const lbm_lattice *L = p->lat;
     lbm_emit_moments(b, L, "f", "    ");
@@ -120,13 +120,14 @@ static void lbm_emit_collide(tess_strbuf *b, const lbm_params *p, bool keep) {
     }
     for (int i = 0; i < L->q; i++) {
         int o = L->opp[i];
-        tess_strbuf_printf(b, "    PUT(&go[IDX(%d, c)], ", i);
-        if (keep) tess_strbuf_printf(b, "k0 != 0 ? s%d : ", i);
+        tess_strbuf_printf(b, "    const STORE r%d = ", i);
         if (p->trt && o != i)
-            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * (neq%d + neq%d) - (REAL)%.17g * (neq%d - neq%d)));\n", i,
+            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * (neq%d + neq%d) - (REAL)%.17g * (neq%d - neq%d));\n", i,
                                0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
         else
-            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * neq%d));\n", i, p->omega, i);
+            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * neq%d);\n", i, p->omega, i);
+        if (keep) tess_strbuf_printf(b, "    go[IDX(%d, c)] = k0 != 0 ? s%d : r%d;\n", i, i, i);
+        else tess_strbuf_printf(b, "    go[IDX(%d, c)] = r%d;\n", i, i);
     }
 }
 
@@ -168,11 +169,11 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
     lbm_emit_offsets(b, "x", 'x', p->nx, 1);
     lbm_emit_offsets(b, "y", 'y', p->ny, p->nx);
     if (L->dim == 3) lbm_emit_offsets(b, "z", 'z', p->nz, p->nx * p->ny);
-    tess_strbuf_puts(b, "    in->c = c;\n    in->k0 = flags[c];\n    in->f0 = PULL(&g[IDX(0, c)]);\n");
+    tess_strbuf_puts(b, "    in->c = c;\n    in->k0 = flags[c];\n    in->f0 = g[IDX(0, c)];\n");
     for (int i = 1; i < q; i++) {
         tess_strbuf_printf(b, "    const lbm_index n%d = c", i);
         for (int a = 0; a < L->dim; a++) lbm_upstream(b, a, L->c[i][a]);
-        tess_strbuf_printf(b, ";\n    in->k%d = flags[n%d];\n    in->f%d = PULL(&g[IDX(%d, n%d)]);\n", i, i, i, i, i);
+        tess_strbuf_printf(b, ";\n    in->k%d = flags[n%d];\n    in->f%d = g[IDX(%d, n%d)];\n", i, i, i, i, i);
     }
     tess_strbuf_printf(b, "}\n\n"
         "/* The update of a pulled cell: bounce-back from walls, Ladd's term from moving\n"
@@ -193,7 +194,7 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
         tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
         lbm_emit_own(b, q, "        ");
         tess_strbuf_puts(b, "        if (k0 != 0) {\n");
-        for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            PUT(&go[IDX(%d, c)], s%d);\n", i, i);
+        for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            go[IDX(%d, c)] = s%d;\n", i, i);
         tess_strbuf_puts(b, "            return;\n        }\n");
         lbm_emit_rules(b, p, "        ");
         tess_strbuf_puts(b, "    }\n");
