@@ -6,6 +6,8 @@
  *   block_y    rows of a block along y
  *   cpt        cells per thread along y, block_y rows apart, all their loads
  *              issued before the first update
+ *   cpz        consecutive z planes per thread (3D), updated one after
+ *              another: what plane z + 1 reads again of plane z is in L1
  *   compute    arithmetic in f32 or f64 (f32 and f16 storage; f64 storage: f64)
  *   boundary   the boundary rules behind a branch that only cells next to a
  *              boundary take (their own populations read only there), or
@@ -40,7 +42,7 @@ static bool lbm_cuda_blocks_fit(const double *v, void *user) {
 tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)dev;
     *out = NULL;
-    const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4};
+    const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4}, cpz[] = {1, 2, 4, 8};
     const double minb[] = {0, 2, 4, 8, 12, 16};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
@@ -51,11 +53,13 @@ tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_dev
         st = t->dtype == TESS_F64 ? tess_space_add_labels(s, "compute", 1, compute_f64, 0)
                                   : tess_space_add_labels(s, "compute", 2, compute_f32, 0);
     if (!st) st = tess_space_add(s, "min_blocks", 6, minb, 0);
+    if (!st) st = tess_space_add(s, "cpz", t->ndim == 3 ? 4 : 1, cpz, 0);
     /* select by default: the test inputs scatter solid cells, where a warp
      * that branches runs both paths (1.4x slower on an H200) */
     if (!st) st = tess_space_add_labels(s, "boundary", 2, lbm_boundary_labels, 1);
-    /* added later: configs without them ask for no occupancy and branch */
+    /* added later: configs without them ask for no occupancy, a plane per thread and branch */
     if (!st) st = tess_space_set_optional(s, "min_blocks", 0);
+    if (!st) st = tess_space_set_optional(s, "cpz", 1);
     if (!st) st = tess_space_set_optional(s, "boundary", 0);
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_block_fits, NULL, "64 <= block_x*block_y <= 1024");
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_blocks_fit, NULL, "min_blocks*block_x*block_y <= 2048");
@@ -89,14 +93,15 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     if (st) return st;
     const int bx = (int)tess_config_get(s, c, "block_x"), by = (int)tess_config_get(s, c, "block_y");
     const int cpt = (int)tess_config_get(s, c, "cpt"), minb = (int)tess_config_get(s, c, "min_blocks");
+    const int cpz = (int)tess_config_get(s, c, "cpz");
     const bool select = tess_config_get(s, c, "boundary") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
     const unsigned grid[3] = {(unsigned)((p.nx + bx - 1) / bx), (unsigned)((p.ny + by * cpt - 1) / (by * cpt)),
-                              (unsigned)p.nz};
-    if (p.nz > 65535 || grid[1] > 65535)
+                              (unsigned)((p.nz + cpz - 1) / cpz)};
+    if (grid[2] > 65535 || grid[1] > 65535)
         return tess_error(TESS_ERR_ARG, "%s cuda: a grid of %ux%ux%u blocks exceeds the y and z limits (65535)",
                           op->name, grid[0], grid[1], grid[2]);
     tess_strbuf b = {0};
@@ -105,10 +110,10 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         "// config: %s\n"
         "typedef %s REAL;\n%s"
         "#define QUAL __device__ __forceinline__\n#define RESTRICT __restrict__\n"
-        "#define BX %d\n#define BY %d\n#define CPT %d\n#define MIN_BLOCKS %d\n",
+        "#define BX %d\n#define BY %d\n#define CPT %d\n#define CPZ %d\n#define MIN_BLOCKS %d\n",
         op->name, (long long)p.nz, (long long)p.ny, (long long)p.nx, tess_dtype_name(t->dtype),
         dev->arch[0] ? dev->arch : "cuda", config, f64 ? "double" : "float", lbm_cuda_storage(t->dtype), bx, by,
-        cpt, minb);
+        cpt, cpz, minb);
     st = lbm_emit_cell(&p, select, &b);
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);

@@ -227,7 +227,7 @@ int main(void) {
     compile_cuda(d2q9, "layout=aos,collision=trt,uy=0.1", TESS_F16, "block_x=32,block_y=8,cpt=2,compute=f32");
     /* both forms of the boundary rules in every storage type, occupancy requests */
     compile_cuda(d3q19, "ux=0.05", TESS_F16, "block_x=128,block_y=1,cpt=2,compute=f32,min_blocks=8,boundary=branch");
-    compile_cuda(d3q19, "ux=0.05", TESS_F32, "block_x=256,block_y=1,cpt=1,compute=f32,min_blocks=4,boundary=branch");
+    compile_cuda(d3q19, "ux=0.05", TESS_F32, "block_x=256,block_y=1,cpt=1,compute=f32,min_blocks=4,cpz=4,boundary=branch");
     compile_cuda(d2q9, "ux=0.05", TESS_F64, "block_x=128,block_y=2,cpt=1,compute=f64,boundary=select");
     compile_cuda(d3q19, "collision=trt,ux=0.05", TESS_F16, "block_x=64,block_y=2,cpt=1,compute=f32,boundary=select");
     test_refusals(d2q9);
