@@ -2,8 +2,10 @@
 # fluid_ncu.sh - Nsight Compute's view of one lattice Boltzmann step on a GPU
 # host: tessera-fluid runs a few steps of the 3D cavity (a 256^3 grid: walls
 # on the faces, a lid, fluid inside, so the boundary rules are rare as in a
-# real flow) under ncu, which profiles the first stream-collide launch: DRAM
-# throughput against its peak, achieved occupancy, and where warps stall.
+# real flow) under ncu, which profiles the first six stream-collide launches
+# (the check of the kernel on random inputs when it is first used, then the
+# cavity's steps): DRAM throughput against its peak, achieved occupancy, and
+# where warps stall.
 # Skips (exit 77) where ncu is missing.
 #
 # usage: tests/bench/fluid_ncu.sh --fluid PATH --out DIR [--dtype f32|f16] [--layout soa|aos]
@@ -17,7 +19,7 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --dtype) dtype=${2:?--dtype needs a value}; shift 2 ;;
     --layout) layout=${2:?--layout needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "fluid_ncu.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -26,7 +28,7 @@ done
 command -v ncu >/dev/null || { echo "fluid_ncu.sh: ncu is not installed here: skipped" >&2; exit 77; }
 mkdir -p "$out"
 name=$out/ncu-$dtype-$layout
-ncu --target-processes all --kernel-name tess_lbm --launch-count 1 \
+ncu --target-processes all --kernel-name tess_lbm --launch-count 6 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats \
     --section LaunchStats \
     "$fluid" --case cavity3d --size 254 --re 100 --backend cuda --dtype "$dtype" --layout "$layout" \
