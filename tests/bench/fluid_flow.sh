@@ -5,14 +5,15 @@
 # cells). For each config, `tessera tune --fix` records it (verified and
 # timed on the test inputs) as the only result of the cavity's own task in a
 # database of its own, and tessera-fluid then runs the cavity with it (the
-# kernel tessera dispatches: that exact record) and prints its MLUPS.
+# kernel tessera dispatches: that exact record) and prints its MLUPS. The
+# copy bandwidth is calibrated first, in the same run.
 #
 # usage: tests/bench/fluid_flow.sh --tessera PATH --fluid PATH --out DIR [--size N] [--steps S]
 #                                  [--dtype f32|f16] [--backend cuda|cpu] CONFIG...
 #   --size     fluid cells across the cavity (default 254: a 256^3 grid)
 #   --steps    steps of each run (default 200)
 #   CONFIG     a full config of the cuda (or cpu) space, "block_x=128,...,boundary=branch"
-# Writes: flow-K.db, flow-K-tune.txt and flow-K-run.txt for the K-th config.
+# Writes: calibrate.txt, and flow-K.db, flow-K-tune.txt and flow-K-run.txt for the K-th config.
 set -euo pipefail
 
 tessera="" fluid="" out="" size=254 steps=200 dtype=f32 backend=cuda
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --steps) steps=${2:?--steps needs a value}; shift 2 ;;
     --dtype) dtype=${2:?--dtype needs a value}; shift 2 ;;
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "fluid_flow.sh: error: unknown option '$1'" >&2; exit 2 ;;
     *) configs+=("$1"); shift ;;
     esac
@@ -34,6 +35,7 @@ done
 [ -n "$tessera" ] && [ -n "$fluid" ] && [ -n "$out" ] || { echo "fluid_flow.sh: error: --tessera, --fluid and --out are required" >&2; exit 2; }
 [ ${#configs[@]} -gt 0 ] || { echo "fluid_flow.sh: error: no config given" >&2; exit 2; }
 mkdir -p "$out"
+"$tessera" calibrate --backend "$backend" --db "$out/calibrate.db" > "$out/calibrate.txt"
 
 # The cavity's task as tessera-fluid names it (run.c): Re 100 at lid speed 0.1.
 omega=$(python3 -c "import sys; n=float(sys.argv[1]); print('%.17g' % (1.0 / (3.0 * (0.1 * n / 100.0) + 0.5)))" "$size")
