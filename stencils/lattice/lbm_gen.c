@@ -1,8 +1,10 @@
 /*
  * lbm_gen.c - the per-cell update shared by the C/OpenMP and CUDA
- * generators: lattice constants, then lbm_cell() as straight-line code with
- * every velocity, weight and boundary term folded into literals, so neither
- * compiler needs to unroll loops over tables.
+ * generators: lattice constants, then lbm_pull() (a cell's loads into an
+ * lbm_pulled), lbm_update() (boundary rules, collision, stores) and
+ * lbm_cell() (both), as straight-line code with every velocity, weight and
+ * boundary term folded into literals, so neither compiler needs to unroll
+ * loops over tables.
  *
  * The template that follows it supplies nothing; what it needs above it:
  * STORE (storage type), REAL (compute type), LD(v) (a STORE as REAL),
