@@ -11,6 +11,8 @@
  *   warps      warps of a block (mma: each owns block_q / (16 warps) tiles of 16 rows, 1 or 2;
  *              wgmma: the consumers' warps, block_q / 16, beside the producer warpgroup)
  *   stages     mma, wgmma: K/V tiles in flight in the ring (simple: 1; wgmma: at least 2)
+ *   pingpong   wgmma with two consumers: 1 makes them take turns issuing their MMAs, so one's
+ *              softmax overlaps the other's MMAs (0 otherwise; in the space only where wgmma is)
  * Decode (templates/decode.cu):
  *   splits     parts of the KV length, combined by a second launch
  *   warps      warps of a split's block
@@ -38,7 +40,7 @@ static const char *const kernel_labels[] = {"simple", "mma", "wgmma"};
 #define MAX_MMA_REGS 200   /* fragment registers a thread of the mma kernel may hold before it spills */
 
 typedef struct prefill_limits {
-    int kernel, bq, bkv, warps, stages;   /* parameter indices */
+    int kernel, bq, bkv, warps, stages, pingpong;   /* parameter indices */
     int64_t sq, skv, d;
     int esize;
     int64_t smem;
@@ -66,6 +68,7 @@ static bool prefill_legal(const double *v, void *user) {
     const prefill_limits *l = user;
     const int64_t bq = (int64_t)v[l->bq], bkv = (int64_t)v[l->bkv], warps = (int64_t)v[l->warps],
                   stages = (int64_t)v[l->stages];
+    if (l->pingpong >= 0 && v[l->pingpong] != 0 && (v[l->kernel] != KERNEL_WGMMA || bq != 128)) return false;
     if (v[l->kernel] == KERNEL_SIMPLE) {
         const int64_t rows_per_warp = (bq + warps - 1) / warps, dims_per_lane = (l->d + 31) / 32;
         return stages == 1 && bkv <= 64 && rows_per_warp * dims_per_lane <= 32 &&
@@ -102,7 +105,8 @@ tess_status attention_cuda_space(const tess_op *op, const tess_task *t, const te
     const attention_dims d = attention_dims_of(t);
     const bool mma = mma_eligible(t, &d, dev), wgmma = wgmma_eligible(t, &d, dev);
     const int nkernels = wgmma ? 3 : mma ? 2 : 1;
-    const double bqs[] = {16, 32, 64, 128}, bkvs[] = {16, 32, 64, 128}, warps[] = {1, 2, 4, 8}, stages[] = {1, 2, 3};
+    const double bqs[] = {16, 32, 64, 128}, bkvs[] = {16, 32, 64, 128}, warps[] = {1, 2, 4, 8}, stages[] = {1, 2, 3},
+                 off_on[] = {0, 1};
     prefill_limits l = {.sq = d.Sq, .skv = d.Skv, .d = d.D, .esize = (int)tess_dtype_size(t->dtype),
                         .smem = device_smem(dev)};
     /* wgmma: the largest query tile dividing Sq (128 rows: two consumers), 128 keys a tile if they divide Skv,
@@ -118,17 +122,20 @@ tess_status attention_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "block_kv", 4, bkvs, dbkv);
     if (!st) st = tess_space_add(s, "warps", 4, warps, dwarps);
     if (!st) st = tess_space_add(s, "stages", 3, stages, mma ? 1 : 0);
+    if (!st && wgmma) st = tess_space_add(s, "pingpong", 2, off_on, 0);
     if (!st) {
         l.kernel = tess_space_param_index(s, "kernel");
         l.bq = tess_space_param_index(s, "block_q");
         l.bkv = tess_space_param_index(s, "block_kv");
         l.warps = tess_space_param_index(s, "warps");
         l.stages = tess_space_param_index(s, "stages");
+        l.pingpong = tess_space_param_index(s, "pingpong");
         st = tess_space_add_constraint_copy(s, prefill_legal, &l, sizeof l,
                                             "simple: stages 1, block_kv <= 64, 32 outputs a lane; mma: block_q = "
                                             "16 warps x 1 or 2 tiles, dividing Sq, block_kv dividing Skv; "
                                             "wgmma: block_q 64 or 128 on block_q/16 warps, block_kv 64 or 128, "
-                                            "stages >= 2; registers and shared memory within the device's");
+                                            "stages >= 2, pingpong only with block_q 128; registers and shared "
+                                            "memory within the device's");
     }
     if (st) {
         tess_space_destroy(s);
@@ -187,7 +194,7 @@ tess_status attention_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const attention_dims d = attention_dims_of(t);
     const int kernel = (int)tess_config_get(s, c, "kernel"), bq = (int)tess_config_get(s, c, "block_q"),
               bkv = (int)tess_config_get(s, c, "block_kv"), warps = (int)tess_config_get(s, c, "warps"),
-              stages = (int)tess_config_get(s, c, "stages");
+              stages = (int)tess_config_get(s, c, "stages"), pingpong = (int)tess_config_get_or(s, c, "pingpong", 0);
     if (kernel < KERNEL_SIMPLE || kernel > KERNEL_WGMMA || bq < 1 || bkv < 1 || warps < 1 || stages < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not an attention cuda space", op->name);
     const bool mma = kernel == KERNEL_MMA, wgmma = kernel == KERNEL_WGMMA;
@@ -214,7 +221,7 @@ tess_status attention_cuda_emit(const tess_op *op, const tess_task *t, const tes
         const tess_wgmma_shape qk = {.name = "wgmma_qk", .n = bkv, .in = t->dtype},
                                pv = {.name = "wgmma_pv", .n = (int)d.D, .in = t->dtype, .a_registers = true,
                                      .b_mn_major = true};
-        tess_strbuf_printf(&b, "#define CONSUMERS %d\n\n", bq / 64);
+        tess_strbuf_printf(&b, "#define CONSUMERS %d\n#define PINGPONG %d\n\n", bq / 64, pingpong && bq == 128);
         tess_wgmma_emit(&b, &qk);
         tess_wgmma_emit(&b, &pv);
     }

@@ -17,11 +17,12 @@
 //     domain (exp2 of scores prescaled by SCALE * log2 e) as in the mma
 //     kernel; O is rescaled once its MMA of the previous tile is complete.
 // The producer gives registers to the consumers (setmaxnreg) when there are
-// two of them. Causal tiles past the last key of a block's last row are
+// two of them; with PINGPONG the two take turns issuing their MMAs (named
+// barriers 1 and 2), so that one's softmax runs while the other's MMAs do. Causal tiles past the last key of a block's last row are
 // never loaded; the tiles that cross a warpgroup's diagonal are masked.
 // Defined above this text: hopper.cuh, storage.cuh's macros (STORAGE_BF16 or
 // STORAGE_F16), B, H, HKV, SQ, SKV_CAP, D (64 or 128), CAUSAL, SCALE, BM, BN,
-// STAGES, CONSUMERS; wgmma_qk (m64nBNk16, A and B from shared memory) and
+// STAGES, CONSUMERS, PINGPONG (0 or 1; 1 with two consumers); wgmma_qk (m64nBNk16, A and B from shared memory) and
 // wgmma_pv (m64nDk16, A from registers, B N-major); SQ % BM == 0,
 // SKV_CAP % BN == 0.
 
@@ -57,35 +58,57 @@ __device__ __forceinline__ void issue_pv(float (&acc)[D / 2], const unsigned (&p
     wgmma_commit();
 }
 
+// 2^x by the special function unit (2 ulp; 0 for -inf)
+__device__ __forceinline__ float fast_exp2(float x)
+{
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 // The online softmax of one tile of scores (keys k0..k0+BN-1; this thread's rows row0 and row0 + 8):
-// masks when asked, updates the running max m and sum l, leaves the probabilities in s and returns
-// in alpha the factors that bring O to the new max.
+// masks when asked, updates the running max m (of the scores times SCALE_LOG2) and sum l, leaves the
+// probabilities in s and returns in alpha the factors that bring O to the new max. The max is taken over
+// the raw scores (negated for a negative scale), so each probability costs one fma and one exp2.
 __device__ __forceinline__ void softmax_tile(float (&s)[BN / 2], float (&m)[2], float (&l)[2], float (&alpha)[2],
                                              bool masked, long long k0, long long row0, int t)
 {
-    float mx[2] = {m[0], m[1]};
+    const float sign = SCALE_LOG2 > 0 ? 1.0f : -1.0f, hidden = sign * NEG_INF;   // hidden * SCALE_LOG2 = -inf
+    float mx[2] = {NEG_INF, NEG_INF};
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) {
         const int hf = (i >> 1) & 1;
-        float x = s[i] * SCALE_LOG2;
-        if (masked && k0 + (i / 4) * 8 + 2 * t + (i & 1) > row0 + hf * 8 + SKV - SQ) x = NEG_INF;
-        s[i] = x;
-        mx[hf] = fmaxf(mx[hf], x);
+        if (masked && k0 + (i / 4) * 8 + 2 * t + (i & 1) > row0 + hf * 8 + SKV - SQ) s[i] = hidden;
+        mx[hf] = fmaxf(mx[hf], sign * s[i]);
     }
+    float neg_m[2];
 #pragma unroll
     for (int hf = 0; hf < 2; ++hf) {
         mx[hf] = fmaxf(mx[hf], __shfl_xor_sync(0xffffffffu, mx[hf], 1));
         mx[hf] = fmaxf(mx[hf], __shfl_xor_sync(0xffffffffu, mx[hf], 2));
-        alpha[hf] = exp2f(m[hf] - mx[hf]);   // 0 on the first tile (m = -inf, mx finite: key 0 is seen)
-        m[hf] = mx[hf];
+        const float m_new = fmaxf(m[hf], mx[hf] * (sign * SCALE_LOG2));
+        alpha[hf] = fast_exp2(m[hf] - m_new);   // 0 on the first tile (m = -inf, m_new finite: key 0 is seen)
+        m[hf] = m_new;
+        neg_m[hf] = -m_new;
         l[hf] *= alpha[hf];
     }
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) {
         const int hf = (i >> 1) & 1;
-        s[i] = exp2f(s[i] - mx[hf]);
+        s[i] = fast_exp2(fmaf(s[i], SCALE_LOG2, neg_m[hf]));
         l[hf] += s[i];
     }
+}
+
+// Pingpong: consumer c waits for its turn to issue MMAs (barrier 1 + c), then passes it to the other.
+__device__ __forceinline__ void turn_wait(int c)
+{
+    if (PINGPONG) asm volatile("bar.sync %0, 256;" ::"r"(1 + c) : "memory");
+}
+
+__device__ __forceinline__ void turn_pass(int c)
+{
+    if (PINGPONG) asm volatile("bar.arrive %0, 256;" ::"r"(2 - c) : "memory");
 }
 
 // P rounded to the storage type as the A fragments of the 16-key steps.
@@ -167,11 +190,15 @@ attention_wgmma(const storage_t *__restrict__ q, const storage_t *__restrict__ k
 #pragma unroll
     for (int i = 0; i < D / 2; ++i) acc[i] = 0;
     const long long diag = first + SKV - SQ;   // the last key the warpgroup's first row sees
+    const int c = wg - 1;
     float alpha[2];
+    if (c == 1) turn_pass(c);   // the first consumer goes first
     bar_wait(q_full, 0);
     bar_wait(k_full, 0);
+    turn_wait(c);
     wgmma_fence();
     issue_qk(s, qa, ks);
+    turn_pass(c);
     wgmma_wait<0>();
     bar_arrive(k_empty);
     softmax_tile(s, m, l, alpha, CAUSAL && BN - 1 > diag, 0, row0, t);
@@ -181,9 +208,11 @@ attention_wgmma(const storage_t *__restrict__ q, const storage_t *__restrict__ k
         const int cur = j % STAGES, prev = (j - 1) % STAGES;
         bar_wait(k_full + 8 * cur, (j / STAGES) & 1);
         bar_wait(v_full + 8 * prev, ((j - 1) / STAGES) & 1);
+        turn_wait(c);
         wgmma_fence();
         issue_qk(s, qa, ks + cur * TILE_BYTES);
         issue_pv(acc, p, vs + prev * TILE_BYTES);
+        turn_pass(c);
         wgmma_wait<1>();
         bar_arrive(k_empty + 8 * cur);
         const long long k0 = (long long)j * BN;
@@ -196,8 +225,10 @@ attention_wgmma(const storage_t *__restrict__ q, const storage_t *__restrict__ k
     }
     const int last = (ntiles - 1) % STAGES;
     bar_wait(v_full + 8 * last, ((ntiles - 1) / STAGES) & 1);
+    turn_wait(c);
     wgmma_fence();
     issue_pv(acc, p, vs + last * TILE_BYTES);
+    if (c == 0) turn_pass(c);   // the second consumer's last pass would be one more than the first's waits
     wgmma_wait<0>();
 
 #pragma unroll
