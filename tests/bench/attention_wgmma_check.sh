@@ -33,12 +33,12 @@ export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 # operator with attributes|shape|dtype|budget|pinned parameters
 cases=(
     "attention:causal=1,kv_heads=2|2x4x512x1024x128|bf16|3|kernel=wgmma"
-    "attention|4x16x4096x4096x128|bf16|1|kernel=wgmma"
-    "attention|4x16x4096x4096x128|bf16|1|kernel=mma"
     "attention:causal=1,kv_heads=2|2x4x512x1024x128|bf16|2|kernel=wgmma,block_q=128,warps=8,pingpong=1"
+    "attention|4x16x4096x4096x128|bf16|1|kernel=wgmma"
     "attention|4x16x4096x4096x128|bf16|1|kernel=wgmma,block_q=128,warps=8,pingpong=1"
     "attention|1x4x256x512x64|f16|3|kernel=wgmma"
     "attention:causal=1|4x16x4096x4096x128|bf16|1|kernel=wgmma"
+    "attention|4x16x4096x4096x128|bf16|1|kernel=mma"
     "attention|4x16x4096x4096x64|bf16|1|kernel=wgmma"
     "attention:causal=1|1x2x128x128x64|bf16|2|kernel=wgmma,block_q=64,warps=4"
     "gemm:layout=nt|2048x2048x2048|bf16|1|path=wgmma"
