@@ -35,7 +35,7 @@ cases=(
     "attention:causal=1,kv_heads=2|2x4x512x1024x128|bf16|3|kernel=wgmma"
     "attention:causal=1,kv_heads=2|2x4x512x1024x128|bf16|2|kernel=wgmma,block_q=128,warps=8,pingpong=1"
     "attention|4x16x4096x4096x128|bf16|1|kernel=wgmma"
-    "attention|4x16x4096x4096x128|bf16|1|kernel=wgmma,block_q=128,warps=8,pingpong=1"
+    "attention|4x16x4096x4096x128|bf16|1|kernel=wgmma,block_q=128,block_kv=128,warps=8,stages=2,pingpong=1"
     "attention|1x4x256x512x64|f16|3|kernel=wgmma"
     "attention:causal=1|4x16x4096x4096x128|bf16|1|kernel=wgmma"
     "attention|4x16x4096x4096x128|bf16|1|kernel=mma"
