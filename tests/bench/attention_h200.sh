@@ -4,26 +4,31 @@
 # and cuDNN backends on the same shapes in the same run (attention_torch.py),
 # tunes each case with a modest budget, and prints one table of TFLOP/s
 # (prefill) and GB/s (decode, paged and unpaged) with tessera's ratio to
-# each backend (attention_table.py).
+# each backend (attention_table.py); then what a decode call costs beyond
+# its kernels, on its tuned config (bench_decode_dispatch: dispatch.json).
 #
-# usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--calibrate] [--out DIR]
+# usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--prefill-fix P] [--calibrate] [--out DIR]
 #   --budget N    evaluations per case (default 8)
 #   --seconds S   tuning time per case, at most (default 12: the whole run in about three minutes)
+#   --prefill-fix P  the parameters prefill tunes hold (default kernel=wgmma, the sm_90a kernel;
+#                 kernel=mma for the mma.sync one)
 #   --calibrate   measure the device's ceilings first (the tune reports' fractions)
-# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
+# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3), DISPATCH_BENCH
+# (default: tests/bench_decode_dispatch beside the binary; skipped when it is not there).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-budget=8 seconds=12 calibrate=0 out=""
+budget=8 seconds=12 calibrate=0 out="" prefill_fix=kernel=wgmma
 while [ $# -gt 0 ]; do
     case $1 in
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
+    --prefill-fix) prefill_fix=${2:?--prefill-fix needs a value}; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "attention_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -33,15 +38,16 @@ mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
 # label|operator with attributes|shape|the PyTorch case|tune options (prefill: the tensor-core kernel only)
-mma="--fix kernel=mma"
+pre="--fix $prefill_fix"
 cases=(
-    "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128|$mma"
-    "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal|$mma"
+    "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128|$pre"
+    "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal|$pre"
     "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128|"
-    "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$mma"
+    "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$pre"
     "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
-    "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$mma"
+    "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$pre"
     "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128|"
+    "decode B64 H8 KV8192 D128 unpaged|attention_decode:page_size=0|64x8x8192x128|attention_decode:64x8x8192x128|"
 )
 
 if [ "$calibrate" = 1 ]; then
@@ -73,4 +79,12 @@ for c in "${cases[@]}"; do
     fi
 done
 "$python" "$here/attention_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"
+dispatch=${DISPATCH_BENCH:-$(dirname "$tessera")/tests/bench_decode_dispatch}
+if [ -x "$dispatch" ]; then
+    echo "== decode dispatch overhead" >&2
+    if ! "$dispatch" --shape 8x32x32768x128 --page-size 16 | tee "$out/dispatch.json"; then
+        echo "attention_h200.sh: error: $dispatch failed" >&2
+        status=1
+    fi
+fi
 exit $status
