@@ -19,14 +19,12 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/strbuf.h"
-#include "core/wgmma_emit.h"
 #include "gemm.h"
 
 extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
-extern const char tess_src_core_templates_hopper_cuh[];
 
 enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
@@ -133,6 +131,21 @@ static void params_macros(tess_strbuf *b, const tess_gemm_desc *d) {
                        d->buf_c >= 0 ? "Cm" : "((const out_t *)0)", d->buf_bias >= 0 ? "bias" : "((const out_t *)0)");
 }
 
+/* One m64nBNk16 warpgroup MMA on BN/2 accumulators (the asm's operand list depends on BN). */
+static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
+    const char *ty = in == TESS_F16 ? "f16" : "bf16";
+    const int nd = bn / 2;
+    tess_strbuf_printf(b,
+                       "__device__ __forceinline__ void wgmma_k16(float (&d)[%d], unsigned long long a, unsigned long long b)\n"
+                       "{\n    asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
+                       "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {",
+                       nd, nd + 2, bn, ty, ty);
+    for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s%%%d", i ? ", " : "", i);
+    tess_strbuf_printf(b, "}, %%%d, %%%d, p, 1, 1, 0, 0; }\"\n                 : ", nd, nd + 1);
+    for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s\"+f\"(d[%d])", i ? ", " : "", i);
+    tess_strbuf_puts(b, "\n                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n\n");
+}
+
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk. */
 static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, tess_kernel_source *out) {
     const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn};
@@ -205,13 +218,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
-    if (path == PATH_WGMMA) {
-        /* one m64nBNk16 on BN/2 accumulators, both operands from shared memory */
-        const tess_wgmma_shape k16 = {.name = "wgmma_k16", .n = bn, .in = d.in};
-        tess_strbuf_puts(&b, tess_src_core_templates_hopper_cuh);
-        tess_strbuf_puts(&b, "\n");
-        tess_wgmma_emit(&b, &k16);
-    }
+    if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
     snprintf(out->options, sizeof out->options, "--minimal");

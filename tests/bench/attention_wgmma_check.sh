@@ -4,8 +4,7 @@
 # every one verified against the float64 reference (causal and not, Sq < Skv,
 # GQA, bf16 and f16, D 64 and 128), then the prefill shapes timed on
 # their default wgmma config beside the default mma.sync kernel in the same
-# run; last, one gemm on its wgmma path, which shares the kernel's sm_90a
-# primitives (core/templates/hopper.cuh). Prints one line per task
+# run. Prints one line per task
 # (statuses, best time, TFLOP/s) and exits 1 when any config is not
 # verified ok.
 #
@@ -41,7 +40,6 @@ cases=(
     "attention|4x16x4096x4096x128|bf16|1|kernel=mma"
     "attention|4x16x4096x4096x64|bf16|1|kernel=wgmma"
     "attention:causal=1|1x2x128x128x64|bf16|2|kernel=wgmma,block_q=64,warps=4"
-    "gemm:layout=nt|2048x2048x2048|bf16|1|path=wgmma"
 )
 status=0
 : > "$out/tessera.jsonl"
