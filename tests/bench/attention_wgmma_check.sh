@@ -4,9 +4,8 @@
 # every one verified against the float64 reference (causal and not, Sq < Skv,
 # GQA, bf16 and f16, D 64 and 128), then the prefill shapes timed on
 # their default wgmma config beside the default mma.sync kernel in the same
-# run. Prints one line per task
-# (statuses, best time, TFLOP/s) and exits 1 when any config is not
-# verified ok.
+# run. Prints one line per task (statuses, best time, TFLOP/s) and exits 1
+# when any config is not verified ok.
 #
 # usage: tests/bench/attention_wgmma_check.sh [--out DIR] [--step-seconds S]
 #   --step-seconds S  each tune is stopped after S seconds (default 12)
@@ -20,7 +19,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --step-seconds) step=${2:?--step-seconds needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "attention_wgmma_check.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
