@@ -109,8 +109,8 @@ tess_status attention_cuda_space(const tess_op *op, const tess_task *t, const te
                  off_on[] = {0, 1};
     prefill_limits l = {.sq = d.Sq, .skv = d.Skv, .d = d.D, .esize = (int)tess_dtype_size(t->dtype),
                         .smem = device_smem(dev)};
-    /* wgmma: the largest query tile dividing Sq (128 rows: two consumers), 128 keys a tile if they divide Skv,
-     * double-buffered; mma: the same query tile on 8 warps, 64 keys a tile, double-buffered;
+    /* wgmma: the largest query tile dividing Sq (128 rows: two consumers, taking turns), 128 keys a tile if
+     * they divide Skv, double-buffered; mma: the same query tile on 8 warps, 64 keys a tile, double-buffered;
      * simple: 32 rows on 4 warps (8 above D=128), tiles of 32 keys */
     const int dbq = mma ? largest_divisor(bqs, 4, d.Sq) : 1,
               dbkv = wgmma ? largest_divisor(bkvs, 4, d.Skv) : mma ? largest_divisor(bkvs, 3, d.Skv) : 1;
@@ -122,7 +122,7 @@ tess_status attention_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "block_kv", 4, bkvs, dbkv);
     if (!st) st = tess_space_add(s, "warps", 4, warps, dwarps);
     if (!st) st = tess_space_add(s, "stages", 3, stages, mma ? 1 : 0);
-    if (!st && wgmma) st = tess_space_add(s, "pingpong", 2, off_on, 0);
+    if (!st && wgmma) st = tess_space_add(s, "pingpong", 2, off_on, bqs[dbq] == 128);
     if (!st) {
         l.kernel = tess_space_param_index(s, "kernel");
         l.bq = tess_space_param_index(s, "block_q");

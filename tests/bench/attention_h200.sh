@@ -42,10 +42,10 @@ pre="--fix $prefill_fix"
 cases=(
     "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128|$pre"
     "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal|$pre"
-    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128|"
     "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$pre"
-    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
     "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$pre"
+    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128|"
+    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
     "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128|"
     "decode B64 H8 KV8192 D128 unpaged|attention_decode:page_size=0|64x8x8192x128|attention_decode:64x8x8192x128|"
 )
@@ -69,7 +69,7 @@ fi
 status=0
 for c in "${cases[@]}"; do
     IFS='|' read -r label op shape tcase extra <<< "$c"
-    echo "== tune $label" >&2
+    echo "== $(date -u +%H:%M:%S) tune $label" >&2
     echo "# $label|$tcase" >> "$out/tessera.jsonl"
     # shellcheck disable=SC2086  # extra holds options, split on purpose
     if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16 --backend cuda --budget "$budget" \
@@ -78,6 +78,7 @@ for c in "${cases[@]}"; do
         status=1
     fi
 done
+"$tessera" db export -o "$out/records.jsonl" >&2 || status=1
 "$python" "$here/attention_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"
 dispatch=${DISPATCH_BENCH:-$(dirname "$tessera")/tests/bench_decode_dispatch}
 if [ -x "$dispatch" ]; then
