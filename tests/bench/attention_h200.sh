@@ -5,7 +5,7 @@
 # tunes each case with a modest budget, and prints one table of TFLOP/s
 # (prefill) and GB/s (decode, paged and unpaged) with tessera's ratio to
 # each backend (attention_table.py); then what a decode call costs beyond
-# its kernels, on its tuned config (bench_decode_dispatch: dispatch.json).
+# its kernels, on its tuned config (bench_decode_dispatch: dispatch.jsonl).
 #
 # usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--prefill-fix P] [--calibrate] [--out DIR]
 #   --budget N    evaluations per case (default 8)
@@ -38,13 +38,14 @@ mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
 # label|operator with attributes|shape|the PyTorch case|tune options (prefill: the tensor-core kernel only)
+# [|dispatch: then measure a call's cost on the config just tuned]
 pre="--fix $prefill_fix"
 cases=(
     "B4 H16 S4096 D128|attention|4x16x4096x4096x128|attention:4x16x4096x4096x128|$pre"
     "B4 H16 S4096 D128 causal|attention:causal=1|4x16x4096x4096x128|attention:4x16x4096x4096x128:causal|$pre"
     "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$pre"
     "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$pre"
-    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128|"
+    "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128||dispatch"
     "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
     "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128|"
     "decode B64 H8 KV8192 D128 unpaged|attention_decode:page_size=0|64x8x8192x128|attention_decode:64x8x8192x128|"
@@ -66,9 +67,10 @@ if ! "$python" "$here/attention_torch.py" "${torch_cases[@]}" > "$out/torch.json
 fi
 
 : > "$out/tessera.jsonl"
+dispatch=${DISPATCH_BENCH:-$(dirname "$tessera")/tests/bench_decode_dispatch}
 status=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r label op shape tcase extra <<< "$c"
+    IFS='|' read -r label op shape tcase extra then <<< "$c"
     echo "== $(date -u +%H:%M:%S) tune $label" >&2
     echo "# $label|$tcase" >> "$out/tessera.jsonl"
     # shellcheck disable=SC2086  # extra holds options, split on purpose
@@ -77,15 +79,16 @@ for c in "${cases[@]}"; do
         echo "attention_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
         status=1
     fi
+    if [ "$then" = dispatch ] && [ -x "$dispatch" ]; then
+        echo "== $(date -u +%H:%M:%S) decode dispatch overhead, $op $shape" >&2
+        page=${op##*page_size=}
+        if ! "$dispatch" --shape "$shape" --page-size "$page" >> "$out/dispatch.jsonl" 2>> "$out/tune.log"; then
+            echo "attention_h200.sh: error: $dispatch failed (see $out/tune.log)" >&2
+            status=1
+        fi
+    fi
 done
 "$tessera" db export -o "$out/records.jsonl" >&2 || status=1
 "$python" "$here/attention_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" | tee "$out/table.txt"
-dispatch=${DISPATCH_BENCH:-$(dirname "$tessera")/tests/bench_decode_dispatch}
-if [ -x "$dispatch" ]; then
-    echo "== decode dispatch overhead" >&2
-    if ! "$dispatch" --shape 8x32x32768x128 --page-size 16 | tee "$out/dispatch.json"; then
-        echo "attention_h200.sh: error: $dispatch failed" >&2
-        status=1
-    fi
-fi
+[ -s "$out/dispatch.jsonl" ] && cat "$out/dispatch.jsonl"
 exit $status
