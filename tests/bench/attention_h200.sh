@@ -7,11 +7,13 @@
 # each backend (attention_table.py); then what a decode call costs beyond
 # its kernels, on its tuned config (bench_decode_dispatch: dispatch.jsonl).
 #
-# usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--prefill-fix P] [--calibrate] [--out DIR]
+# usage: tests/bench/attention_h200.sh [--budget N] [--seconds S] [--prefill-fix P] [--only TEXT] [--calibrate]
+#                                      [--out DIR]
 #   --budget N    evaluations per case (default 8)
 #   --seconds S   tuning time per case, at most (default 12: the whole run in about three minutes)
 #   --prefill-fix P  the parameters prefill tunes hold (default kernel=wgmma, the sm_90a kernel;
 #                 kernel=mma for the mma.sync one)
+#   --only TEXT   run only the cases whose label contains TEXT ("decode B64")
 #   --calibrate   measure the device's ceilings first (the tune reports' fractions)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3), DISPATCH_BENCH
 # (default: tests/bench_decode_dispatch beside the binary; skipped when it is not there).
@@ -20,15 +22,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-budget=8 seconds=12 calibrate=0 out="" prefill_fix=kernel=wgmma
+budget=8 seconds=12 calibrate=0 out="" prefill_fix=kernel=wgmma only=""
 while [ $# -gt 0 ]; do
     case $1 in
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --prefill-fix) prefill_fix=${2:?--prefill-fix needs a value}; shift 2 ;;
+    --only) only=${2:?--only needs a value}; shift 2 ;;
     --calibrate) calibrate=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "attention_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -46,10 +49,16 @@ cases=(
     "B4 H16 S4096 D64|attention|4x16x4096x4096x64|attention:4x16x4096x4096x64|$pre"
     "B2 H32 S8192 D128 causal|attention:causal=1|2x32x8192x8192x128|attention:2x32x8192x8192x128:causal|$pre"
     "decode B8 H32 KV32768 D128 paged 16|attention_decode:page_size=16|8x32x32768x128|attention_decode:8x32x32768x128||dispatch"
-    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128|"
+    "decode B64 H8 KV8192 D128 paged 16|attention_decode:page_size=16|64x8x8192x128|attention_decode:64x8x8192x128||dispatch"
     "decode B8 H32 KV32768 D128 unpaged|attention_decode:page_size=0|8x32x32768x128|attention_decode:8x32x32768x128|"
     "decode B64 H8 KV8192 D128 unpaged|attention_decode:page_size=0|64x8x8192x128|attention_decode:64x8x8192x128|"
 )
+selected=()
+for c in "${cases[@]}"; do
+    [[ ${c%%|*} == *"$only"* ]] && selected+=("$c")
+done
+[ ${#selected[@]} -gt 0 ] || { echo "attention_h200.sh: error: no case label contains '$only'" >&2; exit 2; }
+cases=("${selected[@]}")
 
 if [ "$calibrate" = 1 ]; then
     echo "== calibrate (cuda)" >&2
