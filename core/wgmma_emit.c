@@ -21,7 +21,8 @@ void tess_wgmma_emit(tess_strbuf *b, const tess_wgmma_shape *w) {
         tess_strbuf_printf(b, "}, %%%d, %%%d, p, 1, 1, 0, %d; }\"\n                 : ", nd, opb, w->b_mn_major);
     for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s\"+f\"(d[%d])", i ? ", " : "", i);
     if (w->a_registers)
-        tess_strbuf_puts(b, "\n                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(scale_d));\n}\n\n");
+        tess_strbuf_puts(b, "\n                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), "
+                            "\"r\"(scale_d));\n}\n\n");
     else
         tess_strbuf_puts(b, "\n                 : \"l\"(a), \"l\"(b), \"r\"(scale_d));\n}\n\n");
 }

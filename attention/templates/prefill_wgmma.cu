@@ -14,17 +14,18 @@
 //     O += P V of tile j - 1, so the softmax of one tile overlaps the MMA of
 //     the other; P goes from registers as the A operand of the second wgmma
 //     (V read N-major: imm-trans-b). The running max and sum are in the log2
-//     domain (exp2 of scores prescaled by SCALE * log2 e) as in the mma
-//     kernel; O is rescaled once its MMA of the previous tile is complete.
+//     domain (scores times SCALE * log2 e) as in the mma kernel; O is
+//     rescaled once its MMA of the previous tile is complete.
 // The producer gives registers to the consumers (setmaxnreg) when there are
 // two of them; with PINGPONG the two take turns issuing their MMAs (named
-// barriers 1 and 2), so that one's softmax runs while the other's MMAs do. Causal tiles past the last key of a block's last row are
-// never loaded; the tiles that cross a warpgroup's diagonal are masked.
+// barriers 1 and 2), so that one's softmax runs while the other's MMAs do.
+// Causal tiles past the last key of a block's last row are never loaded;
+// the tiles that cross a warpgroup's diagonal are masked.
 // Defined above this text: hopper.cuh, storage.cuh's macros (STORAGE_BF16 or
 // STORAGE_F16), B, H, HKV, SQ, SKV_CAP, D (64 or 128), CAUSAL, SCALE, BM, BN,
-// STAGES, CONSUMERS, PINGPONG (0 or 1; 1 with two consumers); wgmma_qk (m64nBNk16, A and B from shared memory) and
-// wgmma_pv (m64nDk16, A from registers, B N-major); SQ % BM == 0,
-// SKV_CAP % BN == 0.
+// STAGES, CONSUMERS, PINGPONG (0 or 1; 1 only with two consumers); wgmma_qk
+// (m64nBNk16, A and B from shared memory) and wgmma_pv (m64nDk16, A from
+// registers, B N-major); SQ % BM == 0, SKV_CAP % BN == 0.
 
 #define SKV SKV_CAP
 #define GROUP (H / HKV)
@@ -54,7 +55,8 @@ __device__ __forceinline__ void issue_qk(float (&s)[BN / 2], unsigned qa, unsign
 __device__ __forceinline__ void issue_pv(float (&acc)[D / 2], const unsigned (&p)[BN / 16][4], unsigned vt)
 {
 #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) wgmma_pv(acc, p[kk], wgmma_desc(vt + kk * 16 * SLAB_ROW, BN * SLAB_ROW, ATOM, 1), 1);
+    for (int kk = 0; kk < BN / 16; ++kk)
+        wgmma_pv(acc, p[kk], wgmma_desc(vt + kk * 16 * SLAB_ROW, BN * SLAB_ROW, ATOM, 1), 1);
     wgmma_commit();
 }
 
@@ -240,7 +242,8 @@ attention_wgmma(const storage_t *__restrict__ q, const storage_t *__restrict__ k
         const long long row = (b * H + h) * SQ + row0 + hf * 8;
 #pragma unroll
         for (int i = 0; i < D / 8; ++i)
-            *(unsigned *)(o + row * D + 8 * i + 2 * t) = pack2(acc[4 * i + 2 * hf] * inv, acc[4 * i + 2 * hf + 1] * inv);
+            *(unsigned *)(o + row * D + 8 * i + 2 * t) =
+                pack2(acc[4 * i + 2 * hf] * inv, acc[4 * i + 2 * hf + 1] * inv);
         if (t == 0) lse[row] = (m[hf] + log2f(sum)) * LN2;
     }
 }

@@ -12,7 +12,8 @@ __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)
 // aligned): lbo and sbo in bytes (K-major: sbo between groups of 8 rows, lbo
 // unused; MN-major: lbo between atoms along M or N, sbo between groups of 8
 // rows along K), swizzle_mode 1 for 128-byte atoms, 2 for 64, 3 for 32.
-__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo, unsigned swizzle_mode)
+__device__ __forceinline__ unsigned long long wgmma_desc(unsigned addr, unsigned lbo, unsigned sbo,
+                                                         unsigned swizzle_mode)
 {
     return (unsigned long long)((addr & 0x3ffff) >> 4) | (unsigned long long)((lbo >> 4) & 0x3fff) << 16 |
            (unsigned long long)((sbo >> 4) & 0x3fff) << 32 | (unsigned long long)swizzle_mode << 62;
@@ -50,7 +51,8 @@ __device__ __forceinline__ void bar_expect_bytes(unsigned bar, unsigned bytes)
 // The box of a 2D tensor map whose first element is (x, y), fastest dimension first, into shared dst.
 __device__ __forceinline__ void tma_load(unsigned dst, const tensor_map *map, int x, int y, unsigned bar)
 {
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];"
                  ::"r"(dst), "l"((unsigned long long)map), "r"(x), "r"(y), "r"(bar)
                  : "memory");
 }

@@ -108,10 +108,11 @@ static void check_wgmma_source(const tess_device *dev) {
     CHECK_OK(tess_op_emit(&tess_op_attention, &t, dev, s, &c, &src));
     CHECK(strcmp(src.min_arch, "sm_90a") == 0 && src.ntensor_maps == 3 && src.launch[0].block[0] == 384);
     const uint64_t rows[3] = {2 * 8 * 256, 2 * 2 * 512, 2 * 2 * 512};
-    for (int i = 0; i < src.ntensor_maps && i < 3; i++)
-        CHECK_MSG(src.tensor_map[i].buffer == i && src.tensor_map[i].dims[0] == 128 && src.tensor_map[i].dims[1] == rows[i] &&
-                  src.tensor_map[i].box[0] == 64 && src.tensor_map[i].box[1] == 128 && src.tensor_map[i].swizzle == 128,
-                  "tensor map %d", i);
+    for (int i = 0; i < src.ntensor_maps && i < 3; i++) {
+        const tess_tensor_map *m = &src.tensor_map[i];
+        CHECK_MSG(m->buffer == i && m->dims[0] == 128 && m->dims[1] == rows[i] && m->box[0] == 64 && m->box[1] == 128 &&
+                  m->swizzle == 128, "tensor map %d", i);
+    }
     tess_kernel_source_free(&src);
     tess_space_destroy(s);
 }
