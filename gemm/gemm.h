@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "core/op.h"
+#include "core/strbuf.h"
 
 typedef enum tess_gemm_epilogue {
     TESS_EPI_NONE,
@@ -77,6 +78,27 @@ tess_status tess_gemm_cpu_emit(const tess_op *op, const tess_task *t, const tess
 tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
 tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                 const tess_config *c, tess_kernel_source *out);
+
+/* The macros every CUDA path's template reads from the task (gemm_common.cuh's
+ * dtypes, extents, layouts, scalars, epilogue) and the kernel's parameter
+ * list (PARAMS, C_PTR, BIAS_PTR), as the cuda generator writes them. */
+void tess_gemm_cuda_task_macros(tess_strbuf *b, const tess_gemm_desc *d);
+void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d);
+
+/* Bytes of f32 partial sums a K split over blocks (templates/gemm_split.cuh) may keep. */
+#define TESS_GEMM_SPLIT_WORKSPACE_MAX (64.0 * 1024 * 1024)
+
+/* The skinny path (gemm_skinny.c, templates/gemm_skinny.cu): few rows of A,
+ * bf16 or f16, B stored N x K, on sm_80 and later; a bandwidth kernel that
+ * reads B once. tess_gemm_skinny_add appends its parameters to a cuda space
+ * whose path parameter gives it the value `path`, with the constraint that
+ * holds the other paths' parameters at their defaults on it and its own at
+ * theirs elsewhere. */
+bool tess_gemm_skinny_offered(const tess_gemm_desc *d, const tess_device *dev);
+bool tess_gemm_skinny_default(const tess_gemm_desc *d);   /* whether it is the space's default path */
+tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const tess_device *dev, int path);
+tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const tess_gemm_desc *d, const tess_device *dev,
+                                  const tess_space *s, const tess_config *c, tess_kernel_source *out);
 
 extern const tess_op tess_op_gemm, tess_op_conv2d;
 /* The backends both operators run on (cpu, cuda), with the same generators. */

@@ -14,7 +14,12 @@
  *               of 64 rows each (bm = 64 wm), wn held at 2
  *   stages      mma, wgmma: slices in flight; simt: held at 4
  *   group_m     rows of tiles visited together (rasterization for L2 reuse)
+ *   kslices     mma: slices of K over blocks when the tiles leave
+ *               multiprocessors idle, their partial sums added by
+ *               templates/gemm_split.cuh (offered with the mma path)
+ * and, for few rows of A, path skinny (gemm_skinny.c) with its own parameters.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "core/error.h"
@@ -25,8 +30,10 @@ extern const char tess_src_gemm_templates_gemm_common_cuh[];
 extern const char tess_src_gemm_templates_gemm_simt_cu[];
 extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
+extern const char tess_src_gemm_templates_gemm_sm80_cuh[];
+extern const char tess_src_gemm_templates_gemm_split_cuh[];
 
-enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP };
+enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_KSLICES };
 enum { PATH_SIMT, PATH_MMA, PATH_WGMMA };
 static const char *const path_names[] = {"simt", "mma", "wgmma"};
 
@@ -35,7 +42,25 @@ typedef struct cuda_limits {
     double smem_optin;   /* bytes of shared memory a block may opt into */
     int acc_bytes;       /* 4 or 8 */
     bool a_trans, b_trans;
+    double skinny;       /* the path's value of skinny, or -1: tess_gemm_skinny_add constrains it */
+    bool kslices;        /* whether the space has P_KSLICES */
+    double m, n, k, units;
 } cuda_limits;
+
+/* BK slices of K per block for kslices slices (its ceiling share); 0 when a slice would be empty. */
+static int64_t slices_per(int64_t k, int bk, int kslices) {
+    const int64_t total = (k + bk - 1) / bk, per = (total + kslices - 1) / kslices;
+    return (total + per - 1) / per == kslices ? per : 0;
+}
+
+/* mma: a K split only where the tiles leave multiprocessors idle, every slice used, the partials within bounds. */
+static bool split_legal(const double *v, const cuda_limits *l, double smem) {
+    const double kslices = l->kslices ? v[P_KSLICES] : 1;
+    if (kslices == 1) return true;
+    const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
+    return v[P_PATH] == PATH_MMA && tiles < l->units && slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
+           4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
+}
 
 static double mma_smem(const double *v, const cuda_limits *l) {
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
@@ -51,6 +76,8 @@ static double wgmma_smem(const double *v) {
 static bool legal(const double *v, void *user) {
     const cuda_limits *l = user;
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
+    if (v[P_PATH] == l->skinny) return true;
+    if (!split_legal(v, l, v[P_PATH] == PATH_MMA ? mma_smem(v, l) : 0)) return false;
     if (v[P_PATH] == PATH_SIMT) {
         const double tm = bm / (8 * v[P_WM]), tn = bn / (4 * v[P_WN]);
         return v[P_STAGES] == 4 && tm >= 1 && tn >= 1 && tm * tn * l->acc_bytes <= 512 && bk <= 32 &&
@@ -84,15 +111,20 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     tess_gemm_desc d;
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
-    const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev);
+    const bool mma = has_mma(&d, dev), wgmma = has_wgmma(&d, dev), skinny = tess_gemm_skinny_offered(&d, dev);
     const int npaths = wgmma ? 3 : mma ? 2 : 1;
+    const char *labels[4] = {path_names[0], path_names[1], path_names[2]};
+    labels[npaths] = "skinny";
     const cuda_limits limits = {.smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152,
-                                .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans};
+                                .acc_bytes = (int)tess_dtype_size(d.acc), .a_trans = d.a_trans, .b_trans = d.b_trans,
+                                .skinny = skinny ? npaths : -1, .kslices = mma, .m = (double)d.m,
+                                .n = (double)d.n, .k = (double)d.k, .units = dev->units > 0 ? dev->units : 1};
     const double tiles[] = {16, 32, 64, 128, 256}, slices[] = {8, 16, 32, 64}, warps[] = {1, 2, 4},
-                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16};
+                 stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, kslices[] = {1, 2, 4, 8};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    st = tess_space_add_labels(s, "path", npaths, path_names, npaths - 1);
+    st = tess_space_add_labels(s, "path", npaths + skinny, labels,
+                               skinny && tess_gemm_skinny_default(&d) ? npaths : npaths - 1);
     if (!st) st = tess_space_add(s, "bm", 5, tiles, mma ? 3 : 2);
     if (!st) st = tess_space_add(s, "bn", 5, tiles, mma ? 3 : 2);
     if (!st) st = tess_space_add(s, "bk", 4, slices, mma ? 2 : 1);
@@ -100,11 +132,15 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
     if (!st) st = tess_space_add(s, "wn", 3, warps, 1);
     if (!st) st = tess_space_add(s, "stages", 4, stages, 2);
     if (!st) st = tess_space_add(s, "group_m", 4, groups, 2);
+    if (!st && mma) st = tess_space_add(s, "kslices", 4, kslices, 0);
+    if (!st && mma) st = tess_space_set_optional(s, "kslices", 1);   /* configs recorded before it stay readable */
     if (!st)
         st = tess_space_add_constraint_copy(s, legal, &limits, sizeof limits,
                                             "simt: thread tiles of 1 to 128 f32 or 64 f64 sums, bk <= "
                                             "32, stages 4; mma: warp tiles of 16 to 4096, bk >= 32; wgmma: bm = 64 "
-                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's");
+                                            "wm <= 128, wn 2, bn >= 64, bk >= 32; shared memory within the device's; "
+                                            "kslices > 1: mma, fewer tiles than multiprocessors, no slice empty");
+    if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -122,8 +158,19 @@ static const char *dtype_macro(tess_dtype dt) {
     }
 }
 
+void tess_gemm_cuda_task_macros(tess_strbuf *b, const tess_gemm_desc *d) {
+    tess_strbuf_printf(b,
+                       "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
+                       "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
+                       "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
+                       "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n",
+                       dtype_macro(d->in), dtype_macro(d->out), d->acc == TESS_F64 ? "double" : "float", (long long)d->m,
+                       (long long)d->n, (long long)d->k, d->a_trans, d->b_trans, d->alpha, d->beta, d->buf_c >= 0,
+                       d->epilogue == TESS_EPI_BIAS, d->epilogue == TESS_EPI_GELU, d->epilogue == TESS_EPI_SILU, d->conv);
+}
+
 /* The kernel's parameter list (the buffers in order) and the epilogue's pointers. */
-static void params_macros(tess_strbuf *b, const tess_gemm_desc *d) {
+void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d) {
     tess_strbuf_puts(b, "#define PARAMS const in_t *__restrict__ A, const in_t *__restrict__ B");
     if (d->buf_c >= 0) tess_strbuf_puts(b, ", const out_t *__restrict__ Cm");
     if (d->buf_bias >= 0) tess_strbuf_puts(b, ", const out_t *__restrict__ bias");
@@ -172,8 +219,10 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
     double v[TESS_MAX_PARAMS];
-    if (tess_space_nparams(s) != P_GROUP + 1 || tess_space_param_index(s, "group_m") != P_GROUP)
+    if (tess_space_nparams(s) < P_GROUP + 1 || tess_space_param_index(s, "group_m") != P_GROUP)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a gemm cuda space", op->name);
+    const char *label = tess_space_param_label(s, P_PATH, c->v[P_PATH]);
+    if (label && strcmp(label, "skinny") == 0) return tess_gemm_skinny_emit(op, t, &d, dev, s, c, out);
     tess_space_values(s, c, v);
     const int path = (int)v[P_PATH], bm = (int)v[P_BM], bn = (int)v[P_BN], bk = (int)v[P_BK];
     if (path == PATH_MMA && !has_mma(&d, dev))
@@ -183,7 +232,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
         return tess_error(TESS_ERR_ARG, "%s cuda: path wgmma needs a bf16 or f16 gemm of layout nt on sm_90", op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     const int64_t tiles = ((d.m + bm - 1) / bm) * ((d.n + bn - 1) / bn);
-    if (tiles > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)tiles);
+    const int kslices = path == PATH_MMA && tess_space_param_index(s, "kslices") >= 0
+                            ? (int)tess_config_get(s, c, "kslices") : 1;
+    const int64_t grid = tiles * kslices, per = slices_per(d.k, bk, kslices);
+    if (grid > 0x7fffffff) return tess_error(TESS_ERR_ARG, "%s cuda: %lld blocks do not fit a grid", op->name, (long long)grid);
+    if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -194,19 +247,13 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                           : path == PATH_WGMMA ? (unsigned)wgmma_smem(v) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b, "// %s for %s, generated by tessera.\n// config: %s\n// launch: %s grid %lld, block %d\n",
-                       key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)tiles, threads);
+                       key, dev->arch[0] ? dev->arch : "cuda", config, entries[path], (long long)grid, threads);
+    tess_gemm_cuda_task_macros(&b, &d);
     tess_strbuf_printf(&b,
-                       "#define IN_%s 1\n#define OUT_%s 1\n#define ACC_T %s\n"
-                       "#define GM %lldLL\n#define GN %lldLL\n#define GK %lldLL\n#define A_TRANS %d\n#define B_TRANS %d\n"
-                       "#define ALPHA %.17g\n#define BETA %.17g\n#define HAS_C %d\n"
-                       "#define EPI_BIAS %d\n#define EPI_GELU %d\n#define EPI_SILU %d\n#define CONV %d\n"
                        "#define BM %d\n#define BN %d\n#define BK %d\n#define GROUP_M %d\n#define THREADS %d\n"
                        "#define TM %d\n#define TN %d\n#define WM %d\n#define WN %d\n#define STAGES %d\n",
-                       dtype_macro(d.in), dtype_macro(d.out), d.acc == TESS_F64 ? "double" : "float", (long long)d.m,
-                       (long long)d.n, (long long)d.k, d.a_trans, d.b_trans, d.alpha, d.beta, d.buf_c >= 0,
-                       d.epilogue == TESS_EPI_BIAS, d.epilogue == TESS_EPI_GELU, d.epilogue == TESS_EPI_SILU, d.conv, bm,
-                       bn, bk, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]), (int)v[P_WM], (int)v[P_WN],
-                       (int)v[P_STAGES]);
+                       bm, bn, bk, (int)v[P_GROUP], threads, bm / (8 * (int)v[P_WM]), bn / (4 * (int)v[P_WN]),
+                       (int)v[P_WM], (int)v[P_WN], (int)v[P_STAGES]);
     if (d.conv)
         tess_strbuf_printf(&b,
                            "#define IMG_H %lldLL\n#define IMG_W %lldLL\n#define CH %lldLL\n#define FS %d\n"
@@ -214,10 +261,17 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            (long long)d.height, (long long)d.width, (long long)d.channels, d.filter, d.stride, d.pad,
                            (long long)d.out_h, (long long)d.out_w);
     if (path == PATH_WGMMA) tess_strbuf_printf(&b, "#define SWIZZLE_MODE %d\n", bk == 64 ? 1 : 2);
-    params_macros(&b, &d);
+    if (path == PATH_MMA)
+        tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
+                           (long long)per);
+    tess_gemm_cuda_params(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
+    if (path == PATH_MMA) {
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
+        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
+    }
     if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
@@ -226,5 +280,5 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
         wgmma_tensor_maps(&d, bm, bn, bk, out);
     }
-    return tess_kernel_source_add_launch(out, entries[path], (unsigned)tiles, (unsigned)threads, smem);
+    return tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem);
 }

@@ -3,10 +3,13 @@
 // ldmatrix (.trans for the layouts stored the other way), slices of BK
 // loaded by cp.async in a STAGES-deep pipeline (16-byte chunks, zero-filled
 // past the edges of A and B and in a convolution's padding). WM x WN warps
-// each own a (BM/WM) x (BN/WN) part of the block's tile. Defined above
-// gemm_common.cuh: BM BN BK WM WN STAGES THREADS PARAMS; the operands'
-// chunk alignment (K, or M or N for operands stored the other way, a
-// multiple of 8; for a convolution C) is checked by the generator.
+// each own a (BM/WM) x (BN/WN) part of the block's tile; cp.async and the
+// product are gemm_sm80.cuh's. With KSPLIT > 1 block b sums slice b / TILES of K
+// (SLICES_PER slices of BK) for tile b % TILES, and gemm_split.cuh adds the
+// slices' partial sums. Defined above gemm_common.cuh: BM BN BK WM WN STAGES
+// THREADS PARAMS KSPLIT TILES SLICES_PER; the operands' chunk alignment (K,
+// or M or N for operands stored the other way, a multiple of 8; for a
+// convolution C) is checked by the generator.
 
 #define WTM (BM / WM)
 #define WTN (BN / WN)
@@ -20,14 +23,6 @@
 #define B_COLS ((B_TRANS ? BK : BN) + 8)
 #define A_STAGE (A_ROWS * A_COLS)
 #define B_STAGE (B_ROWS * B_COLS)
-
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
-__device__ __forceinline__ void cp_async16(void *dst, const void *src, bool valid)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-                 "r"(valid ? 16 : 0));
-}
 
 // One slice of BK of A and B into stage buffers sa, sb.
 __device__ __forceinline__ void load_slice(const in_t *A, const in_t *B, in_t *sa, in_t *sb, long long m0, long long n0,
@@ -80,25 +75,13 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned r[4], const in_t *p, bool t
                      : "r"(smem_addr(p)));
 }
 
-__device__ __forceinline__ void mma16816(float c[4], const unsigned a[4], const unsigned b[2])
-{
-#if IN_BF16
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-#else
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                 "{%0,%1,%2,%3};\n"
-#endif
-                 : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
 extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
 {
     extern __shared__ __align__(128) unsigned char smem[];
     in_t *sa = reinterpret_cast<in_t *>(smem), *sb = sa + STAGES * A_STAGE;
     long long m0, n0;
-    tile_coords(blockIdx.x, &m0, &n0);
+    const int tile = blockIdx.x % TILES, first = blockIdx.x / TILES * SLICES_PER;   // first: the slice's first BK
+    tile_coords(tile, &m0, &n0);
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int wm = warp / WN * WTM, wn = warp % WN * WTN;   // the warp's corner in the block tile
     const int j = lane / 8, r = lane % 8;                     // ldmatrix: matrix and row this lane addresses
@@ -110,10 +93,10 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
 #pragma unroll
             for (int q = 0; q < 4; ++q) acc[i][n][q] = 0;
 
-    const int slices = (int)((GK + BK - 1) / BK);
+    const int left = (int)((GK + BK - 1) / BK) - first, slices = left < SLICES_PER ? left : SLICES_PER;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < slices) load_slice(A, B, sa + s * A_STAGE, sb + s * B_STAGE, m0, n0, (long long)s * BK);
+        if (s < slices) load_slice(A, B, sa + s * A_STAGE, sb + s * B_STAGE, m0, n0, (long long)(first + s) * BK);
         asm volatile("cp.async.commit_group;\n" ::);
     }
     for (int t = 0; t < slices; ++t) {
@@ -121,7 +104,8 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
         __syncthreads();   // slice t is in; every warp is done with the stage refilled below
         const int next = t + STAGES - 1;
         if (next < slices)
-            load_slice(A, B, sa + next % STAGES * A_STAGE, sb + next % STAGES * B_STAGE, m0, n0, (long long)next * BK);
+            load_slice(A, B, sa + next % STAGES * A_STAGE, sb + next % STAGES * B_STAGE, m0, n0,
+                       (long long)(first + next) * BK);
         asm volatile("cp.async.commit_group;\n" ::);
         const in_t *a_s = sa + t % STAGES * A_STAGE, *b_s = sb + t % STAGES * B_STAGE;
 #pragma unroll
@@ -165,7 +149,16 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_mma(PARAMS)
 #pragma unroll
         for (int n = 0; n < NI; ++n)
 #pragma unroll
-            for (int q = 0; q < 4; ++q)
-                store_d(D, C_PTR, BIAS_PTR, m0 + wm + i * 16 + lane / 4 + (q / 2) * 8,
-                        n0 + wn + n * 8 + (lane % 4) * 2 + q % 2, acc[i][n][q]);
+            for (int q = 0; q < 4; ++q) {
+                const long long row = m0 + wm + i * 16 + lane / 4 + (q / 2) * 8;
+                const long long col = n0 + wn + n * 8 + (lane % 4) * 2 + q % 2;
+#if KSPLIT == 1
+                store_d(D, C_PTR, BIAS_PTR, row, col, acc[i][n][q]);
+#else
+                split_store(first / SLICES_PER, row, col, acc[i][n][q]);
+#endif
+            }
+#if KSPLIT > 1
+    if (split_arrive_last(tile)) split_finish(D, C_PTR, BIAS_PTR, tile, m0, n0, BM, BN);
+#endif
 }

@@ -7,19 +7,25 @@
 # same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
 # the ratio to cuBLAS/cuDNN and the fraction of the calibrated ceiling.
 # Every tessera number is of a kernel verified against the float64 reference
-# (sampled rows and columns for the large shapes).
+# (sampled rows and columns for the large shapes). The shapes of few rows
+# of A (decoding steps of 1 to 32 rows, GEMV, a batch of 128) are bound by
+# reading B: their fraction of the ceiling is their bytes (B + A + D) at the
+# copy bandwidth calibrated in the same run over their time.
 #
 # usage: tests/bench/gemm_h200.sh [--seconds S] [--budget N] [--out DIR] [--skip-calibrate] [--quick]
+#                                  [--only REGEX] [--fix NAME=VALUE,...]
 #   --seconds  wall-clock limit of each case's tuning (default 20)
 #   --budget   evaluations per case at most (default 24)
 #   --quick    the GEMM shapes and one convolution only
+#   --only     the cases whose name (gemm:MxNxK, conv2d:...) matches the regex
+#   --fix      passed to every tune (a sub-space: path=skinny)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-seconds=20 budget=24 out="" calibrate=1 quick=0
+seconds=20 budget=24 out="" calibrate=1 quick=0 only="" fix=""
 while [ $# -gt 0 ]; do
     case $1 in
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
@@ -27,7 +33,9 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --skip-calibrate) calibrate=0; shift ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --only) only=${2:?--only needs a regex}; shift 2 ;;
+    --fix) fix=${2:?--fix needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "gemm_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -44,10 +52,21 @@ cases=(
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
     "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
     "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"
+    "gemm:4x8192x8192|gemm:layout=nt|4x8192x8192"
+    "gemm:8x4096x14336|gemm:layout=nt|8x4096x14336"
+    "gemm:32x8192x8192|gemm:layout=nt|32x8192x8192"
     "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64"
     "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64"
 )
-if [ "$quick" = 1 ]; then unset 'cases[7]'; fi
+if [ "$quick" = 1 ]; then unset "cases[$((${#cases[@]} - 1))]"; fi
+if [ -n "$only" ]; then
+    selected=()
+    for c in "${cases[@]}"; do
+        if [[ ${c%%|*} =~ $only ]]; then selected+=("$c"); fi
+    done
+    [ ${#selected[@]} -gt 0 ] || { echo "gemm_h200.sh: error: no case matches --only '$only'" >&2; exit 2; }
+    cases=("${selected[@]}")
+fi
 
 if [ "$calibrate" = 1 ]; then
     echo "== calibrate (cuda)" >&2
@@ -68,7 +87,7 @@ for c in "${cases[@]}"; do
     echo "== tune $op $shape (${seconds} s)" >&2
     echo "# $anchor" >> "$out/tessera.jsonl"
     if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16,f32,bf16 --backend cuda --budget "$budget" \
-            --seconds "$seconds" --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+            --seconds "$seconds" ${fix:+--fix "$fix"} --json >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "gemm_h200.sh: tune $op $shape failed (see $out/tune.log)" >&2
         failed=1
     fi

@@ -4,7 +4,9 @@
  * op: on an H200 (sm_90) the default of each path (simt for f32 and f64;
  * simt and mma for bf16 and f16; wgmma as well for layout nt) and, for most tasks, a sampled config,
  * over the four layouts, the epilogues, C and convolutions; on an A100
- * (sm_80) the defaults of two tensor-core tasks. Each cubin holds its
+ * (sm_80) the defaults of two tensor-core tasks; the skinny path (few rows,
+ * B stored N x K) on both, sampled over its splits, and the mma path with K
+ * split over blocks. Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
  * offer no mma path. Prints the compile rate. NVRTC needs no GPU; without
  * it (or without the toolkit at build time) the test is skipped.
@@ -90,10 +92,35 @@ static bool compile_task(const tess_backend_ops *be, const tess_device *dev, con
     return true;
 }
 
+/* The default and `samples` random configs of a gemm task's sub-space `pin`; false if skipped. */
+static bool compile_pinned(const tess_backend_ops *be, const tess_device *dev, const char *dtypes, const int64_t *shape,
+                           const char *attrs, const char *pin, int samples, gsl_rng *rng) {
+    tess_dtype roles[TESS_ROLE_COUNT];
+    CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
+    tess_task t;
+    CHECK_OK(tess_op_make_task(&tess_op_gemm, roles[0], roles[1], roles[2], shape, 3, attrs, &t));
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(&tess_op_gemm, &t, dev, &s));
+    if (!s) return true;
+    CHECK_OK(tess_space_pin(s, pin));
+    tess_config c;
+    tess_space_default(s, &c);
+    CHECK_MSG(tess_space_valid(s, &c), "gemm %s %s: default violates %s", attrs, pin, tess_space_violation(s, &c));
+    bool ran = compile_config(be, dev, &tess_op_gemm, &t, s, &c);
+    for (int i = 0; ran && i < samples; i++) {
+        CHECK_OK(tess_space_sample(s, rng, &c));
+        ran = compile_config(be, dev, &tess_op_gemm, &t, s, &c);
+    }
+    tess_space_destroy(s);
+    return ran;
+}
+
 /* On an A100, the defaults of the tensor-core tasks. */
 static bool compile_sm80(const tess_backend_ops *be, const tess_device *dev, gsl_rng *rng) {
     const int64_t square[] = {256, 256, 256}, conv3[] = {2, 14, 14, 64, 64};
+    const int64_t gemv[] = {1, 1000, 1032};
     bool ran = compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=nt", 2, 0, rng);
+    ran = ran && compile_pinned(be, dev, "f16,f32,f16", gemv, "layout=nt", "path=skinny", 0, rng);
     return ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv3, 5, NULL, 2, 0, rng);
 }
 
@@ -113,6 +140,14 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, 2, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", 2, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", 1, samples, rng);
+    const int64_t gemv[] = {1, 8192, 8192}, few[] = {5, 300, 264}, wide[] = {40, 2048, 1024};
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt,epilogue=gelu", "path=skinny", 3 * samples, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", gemv, "layout=nt", "path=skinny", samples, rng);
+    ran = ran && compile_pinned(be, dev, "f16,f32,f32", few, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 2 * samples, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", wide, "layout=nt,epilogue=silu", "path=skinny", samples, rng);
+    const int64_t prefill[] = {128, 8192, 8192}, split_tn[] = {96, 1000, 2056};
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=mma,kslices=4", samples, rng);
+    ran = ran && compile_pinned(be, dev, "f16,f32,f32", split_tn, "layout=tn,beta=1,epilogue=gelu", "path=mma,kslices=8", 0, rng);
     return ran;
 }
 
