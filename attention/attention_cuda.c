@@ -2,13 +2,17 @@
  * attention_cuda.c - CUDA code generation for prefill and decode: a config
  * becomes the #defines above templates/storage.cuh and one template.
  *
- * Prefill (templates/prefill_simple.cu, templates/prefill_mma.cu):
- *   kernel     simple (any architecture, dtype and shape) or mma (sm_80
+ * Prefill (templates/prefill_simple.cu, prefill_mma.cu, prefill_wgmma.cu):
+ *   kernel     simple (any architecture, dtype and shape), mma (sm_80
  *              tensor cores: bf16/f16, D 64 or 128, Sq and Skv multiples of 16)
- *   block_q    query rows of a block
- *   block_kv   key/value rows of a shared-memory tile
- *   warps      warps of a block (mma: each owns block_q / (16 warps) tiles of 16 rows, 1 or 2)
- *   stages     mma: K/V tiles in flight in the cp.async ring (simple: 1)
+ *              or wgmma (sm_90a warpgroup MMA fed by TMA: the same, multiples of 64)
+ *   block_q    query rows of a block (wgmma: 64 or 128, a consumer warpgroup per 64)
+ *   block_kv   key/value rows of a shared-memory tile (wgmma: 64 or 128)
+ *   warps      warps of a block (mma: each owns block_q / (16 warps) tiles of 16 rows, 1 or 2;
+ *              wgmma: the consumers' warps, block_q / 16, beside the producer warpgroup)
+ *   stages     mma, wgmma: K/V tiles in flight in the ring (simple: 1; wgmma: at least 2)
+ *   pingpong   wgmma with two consumers: 1 makes them take turns issuing their MMAs, so one's
+ *              softmax overlaps the other's MMAs (0 otherwise; in the space only where wgmma is)
  * Decode (templates/decode.cu):
  *   splits     parts of the KV length, combined by a second launch
  *   warps      warps of a split's block
@@ -17,22 +21,26 @@
  *   heads_per_block  query heads of a K/V head's group that one block serves
  */
 #include <stdio.h>
+#include <string.h>
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "core/wgmma_emit.h"
 #include "attention.h"
 
 extern const char tess_src_attention_templates_storage_cuh[];
 extern const char tess_src_attention_templates_prefill_simple_cu[];
 extern const char tess_src_attention_templates_prefill_mma_cu[];
 extern const char tess_src_attention_templates_decode_cu[];
+extern const char tess_src_attention_templates_prefill_wgmma_cu[];
+extern const char tess_src_core_templates_hopper_cuh[];
 
-enum { KERNEL_SIMPLE, KERNEL_MMA };
-static const char *const kernel_labels[] = {"simple", "mma"};
+enum { KERNEL_SIMPLE, KERNEL_MMA, KERNEL_WGMMA };
+static const char *const kernel_labels[] = {"simple", "mma", "wgmma"};
 
 #define MAX_MMA_REGS 200   /* fragment registers a thread of the mma kernel may hold before it spills */
 
 typedef struct prefill_limits {
-    int kernel, bq, bkv, warps, stages;   /* parameter indices */
+    int kernel, bq, bkv, warps, stages, pingpong;   /* parameter indices */
     int64_t sq, skv, d;
     int esize;
     int64_t smem;
@@ -50,15 +58,25 @@ static int64_t mma_smem(int64_t bm, int64_t bn, int64_t stages, int64_t d, int e
     return (bm + 2 * stages * bn) * d * esize;
 }
 
+/* The wgmma kernel's Q tile, its K and V rings, their barriers (one for Q, four a stage) and the slack that
+ * aligns them to 1024 bytes. */
+static int64_t wgmma_smem(int64_t bm, int64_t bn, int64_t stages, int64_t d) {
+    return (bm + 2 * stages * bn) * d * 2 + 8 * (1 + 4 * stages) + 1024;
+}
+
 static bool prefill_legal(const double *v, void *user) {
     const prefill_limits *l = user;
     const int64_t bq = (int64_t)v[l->bq], bkv = (int64_t)v[l->bkv], warps = (int64_t)v[l->warps],
                   stages = (int64_t)v[l->stages];
+    if (l->pingpong >= 0 && v[l->pingpong] != 0 && (v[l->kernel] != KERNEL_WGMMA || bq != 128)) return false;
     if (v[l->kernel] == KERNEL_SIMPLE) {
         const int64_t rows_per_warp = (bq + warps - 1) / warps, dims_per_lane = (l->d + 31) / 32;
         return stages == 1 && bkv <= 64 && rows_per_warp * dims_per_lane <= 32 &&
                simple_smem(bq, bkv, warps, l->d) <= l->smem;
     }
+    if (v[l->kernel] == KERNEL_WGMMA)
+        return (bq == 64 || bq == 128) && (bkv == 64 || bkv == 128) && warps == bq / 16 && stages >= 2 &&
+               l->sq % bq == 0 && l->skv % bkv == 0 && wgmma_smem(bq, bkv, stages, l->d) <= l->smem;
     if (bq % (16 * warps) != 0 || bq / (16 * warps) > 2 || l->sq % bq != 0 || l->skv % bkv != 0) return false;
     const int64_t mt = bq / (16 * warps);
     return mt * (l->d / 4 + l->d / 2 + bkv / 2) <= MAX_MMA_REGS && mma_smem(bq, bkv, stages, l->d, l->esize) <= l->smem;
@@ -67,6 +85,12 @@ static bool prefill_legal(const double *v, void *user) {
 static bool mma_eligible(const tess_task *t, const attention_dims *d, const tess_device *dev) {
     return dev->cc_major >= 8 && t->dtype != TESS_F32 && (d->D == 64 || d->D == 128) && d->Sq % 16 == 0 &&
            d->Skv % 16 == 0;
+}
+
+/* TMA loads 64-row multiples of Q, K and V by int32 row coordinates. */
+static bool wgmma_eligible(const tess_task *t, const attention_dims *d, const tess_device *dev) {
+    return mma_eligible(t, d, dev) && dev->cc_major == 9 && d->Sq % 64 == 0 && d->Skv % 64 == 0 &&
+           d->B * d->H * d->Sq < (1LL << 31) && d->B * d->Hkv * d->Skv < (1LL << 31);
 }
 
 /* The largest of values (ascending) that divides n, else the first. */
@@ -79,31 +103,39 @@ static int largest_divisor(const double *values, int n, int64_t extent) {
 
 tess_status attention_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     const attention_dims d = attention_dims_of(t);
-    const bool mma = mma_eligible(t, &d, dev);
-    const double bqs[] = {16, 32, 64, 128}, bkvs[] = {16, 32, 64, 128}, warps[] = {1, 2, 4, 8}, stages[] = {1, 2, 3};
+    const bool mma = mma_eligible(t, &d, dev), wgmma = wgmma_eligible(t, &d, dev);
+    const int nkernels = wgmma ? 3 : mma ? 2 : 1;
+    const double bqs[] = {16, 32, 64, 128}, bkvs[] = {16, 32, 64, 128}, warps[] = {1, 2, 4, 8}, stages[] = {1, 2, 3},
+                 off_on[] = {0, 1};
     prefill_limits l = {.sq = d.Sq, .skv = d.Skv, .d = d.D, .esize = (int)tess_dtype_size(t->dtype),
                         .smem = device_smem(dev)};
-    /* mma: the largest query tile dividing Sq (128 rows on 8 warps), 64 keys a tile, double-buffered;
+    /* wgmma: the largest query tile dividing Sq (128 rows: two consumers, taking turns), 128 keys a tile if
+     * they divide Skv, double-buffered; mma: the same query tile on 8 warps, 64 keys a tile, double-buffered;
      * simple: 32 rows on 4 warps (8 above D=128), tiles of 32 keys */
-    const int dbq = mma ? largest_divisor(bqs, 4, d.Sq) : 1, dbkv = mma ? largest_divisor(bkvs, 3, d.Skv) : 1;
+    const int dbq = mma ? largest_divisor(bqs, 4, d.Sq) : 1,
+              dbkv = wgmma ? largest_divisor(bkvs, 4, d.Skv) : mma ? largest_divisor(bkvs, 3, d.Skv) : 1;
     const int dwarps = mma ? dbq : d.D > 128 ? 3 : 2;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    tess_status st = tess_space_add_labels(s, "kernel", mma ? 2 : 1, kernel_labels, mma ? KERNEL_MMA : KERNEL_SIMPLE);
+    tess_status st = tess_space_add_labels(s, "kernel", nkernels, kernel_labels, nkernels - 1);
     if (!st) st = tess_space_add(s, "block_q", 4, bqs, dbq);
     if (!st) st = tess_space_add(s, "block_kv", 4, bkvs, dbkv);
     if (!st) st = tess_space_add(s, "warps", 4, warps, dwarps);
     if (!st) st = tess_space_add(s, "stages", 3, stages, mma ? 1 : 0);
+    if (!st && wgmma) st = tess_space_add(s, "pingpong", 2, off_on, bqs[dbq] == 128);
     if (!st) {
         l.kernel = tess_space_param_index(s, "kernel");
         l.bq = tess_space_param_index(s, "block_q");
         l.bkv = tess_space_param_index(s, "block_kv");
         l.warps = tess_space_param_index(s, "warps");
         l.stages = tess_space_param_index(s, "stages");
+        l.pingpong = tess_space_param_index(s, "pingpong");
         st = tess_space_add_constraint_copy(s, prefill_legal, &l, sizeof l,
                                             "simple: stages 1, block_kv <= 64, 32 outputs a lane; mma: block_q = "
                                             "16 warps x 1 or 2 tiles, dividing Sq, block_kv dividing Skv; "
-                                            "registers and shared memory within the device's");
+                                            "wgmma: block_q 64 or 128 on block_q/16 warps, block_kv 64 or 128, "
+                                            "stages >= 2, pingpong only with block_q 128; registers and shared "
+                                            "memory within the device's");
     }
     if (st) {
         tess_space_destroy(s);
@@ -136,20 +168,46 @@ static tess_status finish(tess_strbuf *b, const char *const *templates, int n, t
     return st;
 }
 
+/* The TMA descriptors of q, k and v (buffers 0, 1, 2): rows of D elements, boxes of 64 columns by a tile's
+ * rows, swizzled in 128-byte rows. */
+static void wgmma_tensor_maps(const tess_task *t, const attention_dims *d, int bq, int bkv, tess_kernel_source *out) {
+    const int64_t rows[3] = {d->B * d->H * d->Sq, d->B * d->Hkv * d->Skv, d->B * d->Hkv * d->Skv};
+    const int box[3] = {bq, bkv, bkv};
+    for (int i = 0; i < 3; i++) {
+        tess_tensor_map *m = &out->tensor_map[i];
+        memset(m, 0, sizeof *m);
+        m->buffer = i;
+        m->dtype = t->dtype;
+        m->rank = 2;
+        m->dims[0] = (uint64_t)d->D;
+        m->dims[1] = (uint64_t)rows[i];
+        m->strides[0] = (uint64_t)d->D * 2;
+        m->box[0] = 64;
+        m->box[1] = (uint32_t)box[i];
+        m->swizzle = 128;
+    }
+    out->ntensor_maps = 3;
+}
+
 tess_status attention_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                                 const tess_config *c, tess_kernel_source *out) {
     const attention_dims d = attention_dims_of(t);
     const int kernel = (int)tess_config_get(s, c, "kernel"), bq = (int)tess_config_get(s, c, "block_q"),
               bkv = (int)tess_config_get(s, c, "block_kv"), warps = (int)tess_config_get(s, c, "warps"),
-              stages = (int)tess_config_get(s, c, "stages");
-    if (bq < 1 || bkv < 1 || warps < 1 || stages < 1)
+              stages = (int)tess_config_get(s, c, "stages"), pingpong = (int)tess_config_get_or(s, c, "pingpong", 0);
+    if (kernel < KERNEL_SIMPLE || kernel > KERNEL_WGMMA || bq < 1 || bkv < 1 || warps < 1 || stages < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not an attention cuda space", op->name);
-    const bool mma = kernel == KERNEL_MMA;
-    if (mma && (d.Sq % bq || d.Skv % bkv || bq % (16 * warps)))
+    const bool mma = kernel == KERNEL_MMA, wgmma = kernel == KERNEL_WGMMA;
+    if ((mma || wgmma) && (d.Sq % bq || d.Skv % bkv || bq % (16 * warps)))
         return tess_error(TESS_ERR_ARG, "%s cuda: block_q=%d (of %d warps) and block_kv=%d must divide Sq=%lld and "
                           "Skv=%lld", op->name, bq, warps, bkv, (long long)d.Sq, (long long)d.Skv);
-    const unsigned smem = (unsigned)(mma ? mma_smem(bq, bkv, stages, d.D, (int)tess_dtype_size(t->dtype))
-                                         : simple_smem(bq, bkv, warps, d.D));
+    if (wgmma && (!wgmma_eligible(t, &d, dev) || (bq != 64 && bq != 128) || (bkv != 64 && bkv != 128) || stages < 2))
+        return tess_error(TESS_ERR_ARG, "%s cuda: kernel wgmma needs sm_90, bf16 or f16, D 64 or 128, block_q and "
+                          "block_kv of 64 or 128 and 2 stages or more", op->name);
+    const int esize = (int)tess_dtype_size(t->dtype);
+    const unsigned smem = (unsigned)(wgmma ? wgmma_smem(bq, bkv, stages, d.D)
+                                     : mma ? mma_smem(bq, bkv, stages, d.D, esize)
+                                           : simple_smem(bq, bkv, warps, d.D));
     tess_strbuf b = {0};
     tess_status st = print_head(&b, t, dev, s, c, &d);
     if (st) {
@@ -158,16 +216,32 @@ tess_status attention_cuda_emit(const tess_op *op, const tess_task *t, const tes
     }
     tess_strbuf_printf(&b, "#define BQ %d\n#define BM %d\n#define BKV %d\n#define BN %d\n#define WARPS %d\n"
                        "#define STAGES %d\n", bq, bq, bkv, bkv, warps, stages);
+    if (wgmma) {
+        /* S = Q K^T over block_kv keys from shared memory; O += P V over D columns, P from registers */
+        const tess_wgmma_shape qk = {.name = "wgmma_qk", .n = bkv, .in = t->dtype},
+                               pv = {.name = "wgmma_pv", .n = (int)d.D, .in = t->dtype, .a_registers = true,
+                                     .b_mn_major = true};
+        tess_strbuf_printf(&b, "#define CONSUMERS %d\n#define PINGPONG %d\n\n", bq / 64, pingpong && bq == 128);
+        tess_wgmma_emit(&b, &qk);
+        tess_wgmma_emit(&b, &pv);
+    }
     const char *const templates[] = {tess_src_attention_templates_storage_cuh,
-                                     mma ? tess_src_attention_templates_prefill_mma_cu
-                                         : tess_src_attention_templates_prefill_simple_cu};
-    if ((st = finish(&b, templates, 2, out))) return st;
+                                     wgmma ? tess_src_core_templates_hopper_cuh
+                                     : mma ? tess_src_attention_templates_prefill_mma_cu
+                                           : tess_src_attention_templates_prefill_simple_cu,
+                                     tess_src_attention_templates_prefill_wgmma_cu};
+    if ((st = finish(&b, templates, wgmma ? 3 : 2, out))) return st;
     const unsigned qtiles = (unsigned)((d.Sq + bq - 1) / bq);
-    st = tess_kernel_source_add_launch(out, mma ? "attention_mma" : "attention_simple", qtiles,
-                                       (unsigned)(32 * warps), smem);
+    static const char *const entries[] = {"attention_simple", "attention_mma", "attention_wgmma"};
+    st = tess_kernel_source_add_launch(out, entries[kernel], qtiles, (unsigned)(32 * warps + (wgmma ? 128 : 0)),
+                                       smem);
     if (st) return st;
     out->launch[0].grid[1] = (unsigned)d.H;
     out->launch[0].grid[2] = (unsigned)d.B;
+    if (wgmma) {
+        snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
+        wgmma_tensor_maps(t, &d, bq, bkv, out);
+    }
     return TESS_OK;
 }
 

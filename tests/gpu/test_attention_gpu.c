@@ -2,6 +2,8 @@
  * test_attention_gpu.c - the attention family's CUDA kernels on the GPU,
  * verified by the hardware evaluator (two seeds of random inputs against
  * the float64 reference): the default, the largest and random configs of
+ *   - on sm_90 the wgmma prefill kernel: bf16 and f16, D 64 and 128, causal
+ *     (also with Sq < Skv) and not, GQA, one and two consumer warpgroups;
  *   - the mma.sync prefill kernel: bf16 and f16, D 64 and 128, causal (also
  *     with Sq < Skv) and not, GQA;
  *   - the simple prefill kernel: f32, shapes with remainders, D 256;
@@ -21,6 +23,14 @@ int main(void) {
     gsl_rng_set(rng, 23);
     const tess_op *pre = &tess_op_attention, *dec = &tess_op_attention_decode;
     const int64_t gqa[] = {2, 4, 128, 256, 64}, wide[] = {1, 4, 256, 256, 128}, tail[] = {1, 2, 64, 192, 128};
+    if (dev.cc_major == 9) {
+        const int64_t deep[] = {1, 4, 512, 1024, 128};
+        check_attention_kernels(cuda, &dev, pre, TESS_BF16, gqa, "causal=1,kv_heads=2", "kernel=wgmma", 6, rng);
+        check_attention_kernels(cuda, &dev, pre, TESS_F16, wide, NULL, "kernel=wgmma", 6, rng);
+        check_attention_kernels(cuda, &dev, pre, TESS_BF16, tail, "causal=1", "kernel=wgmma", 4, rng);
+        check_attention_kernels(cuda, &dev, pre, TESS_BF16, deep, "causal=1,kv_heads=1", "kernel=wgmma", 6, rng);
+        check_attention_kernels(cuda, &dev, pre, TESS_BF16, deep, NULL, "kernel=wgmma", 4, rng);
+    }
     check_attention_kernels(cuda, &dev, pre, TESS_BF16, gqa, "causal=1,kv_heads=2", "kernel=mma", 6, rng);
     check_attention_kernels(cuda, &dev, pre, TESS_F16, wide, NULL, "kernel=mma", 6, rng);
     check_attention_kernels(cuda, &dev, pre, TESS_BF16, tail, "causal=1", "kernel=mma", 4, rng);

@@ -2,14 +2,16 @@
  * test_attention_cuda.c - every CUDA template of the attention family
  * compiles with NVRTC: for sm_90 (an H200) the default and two sampled
  * configs of each task below, for sm_80 (an A100) the defaults of the first five:
- *   - prefill: the mma kernel (bf16 and f16, D 64 and 128, causal and not,
- *     GQA) and the simple kernel (f32, odd shapes that the mma kernel
- *     refuses, D up to 256);
+ *   - prefill: the wgmma kernel on sm_90 and the mma kernel (bf16 and f16,
+ *     D 64 and 128, causal and not, GQA; the mma kernel also pinned on
+ *     sm_90) and the simple kernel (f32, odd shapes that the tensor-core
+ *     kernels refuse, D up to 256);
  *   - decode: paged and unpaged, bf16/f16/f32, GQA, odd D, and 16 query heads
  *     of D 256 per K/V head (a block serving part of the group).
- * Also checked: the spaces offer the mma kernel only where it applies, its
- * default is the mma kernel there, and a device below sm_80 gets the simple
- * kernel alone; decode's kernels take Skv as a run-time scalar. NVRTC needs
+ * Also checked: the spaces offer the tensor-core kernels only where they
+ * apply, the default is the newest of them there (wgmma on sm_90, mma on
+ * sm_80), the wgmma sources declare Q, K and V's tensor maps for sm_90a, and
+ * a device below sm_80 gets the simple kernel alone; decode's kernels take Skv as a run-time scalar. NVRTC needs
  * no GPU; without it (or the toolkit at build time) the test is skipped.
  */
 #include <gsl/gsl_rng.h>
@@ -57,30 +59,61 @@ static void compile_one(const tess_backend_ops *be, const tess_device *dev, cons
     tess_kernel_source_free(&src);
 }
 
-/* The default, then `samples` random configs; `want_kernel`: the default's kernel label ("" for decode). */
-static void compile_space(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, tess_dtype d,
-                          const int64_t *shape, int ndim, const char *attrs, const char *want_kernel, int samples,
-                          gsl_rng *rng) {
+/* The default, then `samples` random configs; `want_kernel`: the default's kernel label ("" for decode);
+ * `pin`: parameters held (NULL: none), which may make the default illegal (the wgmma kernel's pingpong
+ * with the mma kernel pinned): it is then left out, and the samples are of the pinned kernel. */
+static void compile_pinned(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, tess_dtype d,
+                           const int64_t *shape, int ndim, const char *attrs, const char *pin, const char *want_kernel,
+                           int samples, gsl_rng *rng) {
     tess_task t = make_task(op, d, shape, ndim, attrs);
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return;
+    if (pin) CHECK_OK(tess_space_pin(s, pin));
     tess_config c;
     tess_space_default(s, &c);
-    CHECK_MSG(tess_space_valid(s, &c), "%s default: %s", op->name, tess_space_violation(s, &c));
-    if (*want_kernel) {
-        const int p = tess_space_param_index(s, "kernel");
-        CHECK_MSG(strcmp(tess_space_param_label(s, p, c.v[p]), want_kernel) == 0, "%s %s: default kernel %s",
-                  dev->arch, attrs ? attrs : "", tess_space_param_label(s, p, c.v[p]));
-    }
+    const bool dflt = tess_space_valid(s, &c);
+    CHECK_MSG(dflt || pin, "%s default: %s", op->name, tess_space_violation(s, &c));
+    const int p = *want_kernel ? tess_space_param_index(s, "kernel") : -1;
     int compiled = 0;
-    compile_one(be, dev, op, &t, s, &c, &compiled);
-    for (int i = 0; i < samples && !nvrtc_missing; i++) {
-        CHECK_OK(tess_space_sample(s, rng, &c));
+    for (int i = dflt ? -1 : 0; i < samples && !nvrtc_missing; i++) {
+        if (i >= 0) CHECK_OK(tess_space_sample(s, rng, &c));
+        if (p >= 0 && (i < 0 || !dflt))   /* the default's kernel, or the samples' when the pin left it out */
+            CHECK_MSG(strcmp(tess_space_param_label(s, p, c.v[p]), want_kernel) == 0, "%s %s: kernel %s",
+                      dev->arch, attrs ? attrs : "", tess_space_param_label(s, p, c.v[p]));
         compile_one(be, dev, op, &t, s, &c, &compiled);
     }
     if (!nvrtc_missing) printf("%s %s %s %s: %d configs compiled\n", dev->arch, op->name, tess_dtype_name(d),
                                attrs ? attrs : "", compiled);
+    tess_space_destroy(s);
+}
+
+static void compile_space(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, tess_dtype d,
+                          const int64_t *shape, int ndim, const char *attrs, const char *want_kernel, int samples,
+                          gsl_rng *rng) {
+    compile_pinned(be, dev, op, d, shape, ndim, attrs, NULL, want_kernel, samples, rng);
+}
+
+/* The wgmma kernel's source: sm_90a, three tensor maps (q, k, v) of 64-column boxes by the tiles' rows. */
+static void check_wgmma_source(const tess_device *dev) {
+    const int64_t shape[] = {2, 8, 256, 512, 128};
+    tess_task t = make_task(&tess_op_attention, TESS_BF16, shape, 5, "kv_heads=2");
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(&tess_op_attention, &t, dev, &s));
+    if (!s) return;
+    tess_config c;
+    tess_space_default(s, &c);
+    tess_kernel_source src;
+    memset(&src, 0, sizeof src);
+    CHECK_OK(tess_op_emit(&tess_op_attention, &t, dev, s, &c, &src));
+    CHECK(strcmp(src.min_arch, "sm_90a") == 0 && src.ntensor_maps == 3 && src.launch[0].block[0] == 384);
+    const uint64_t rows[3] = {2 * 8 * 256, 2 * 2 * 512, 2 * 2 * 512};
+    for (int i = 0; i < src.ntensor_maps && i < 3; i++) {
+        const tess_tensor_map *m = &src.tensor_map[i];
+        CHECK_MSG(m->buffer == i && m->dims[0] == 128 && m->dims[1] == rows[i] && m->box[0] == 64 && m->box[1] == 128 &&
+                  m->swizzle == 128, "tensor map %d", i);
+    }
+    tess_kernel_source_free(&src);
     tess_space_destroy(s);
 }
 
@@ -122,12 +155,15 @@ int main(void) {
     for (int v = 1; v >= 0 && !nvrtc_missing; v--) {
         const tess_device *dev = &devs[v];
         const int n = v == 1 ? 2 : 0;
-        compile_space(be, dev, &tess_op_attention, TESS_BF16, d128, 5, NULL, "mma", n, rng);
-        compile_space(be, dev, &tess_op_attention, TESS_BF16, d128, 5, "causal=1,kv_heads=2", "mma", n, rng);
-        compile_space(be, dev, &tess_op_attention, TESS_F16, d64, 5, "causal=1", "mma", n, rng);
+        const char *tensor_cores = v == 1 ? "wgmma" : "mma";
+        compile_space(be, dev, &tess_op_attention, TESS_BF16, d128, 5, NULL, tensor_cores, n, rng);
+        compile_space(be, dev, &tess_op_attention, TESS_BF16, d128, 5, "causal=1,kv_heads=2", tensor_cores, n, rng);
+        compile_space(be, dev, &tess_op_attention, TESS_F16, d64, 5, "causal=1", tensor_cores, n, rng);
         compile_space(be, dev, &tess_op_attention, TESS_F32, d128, 5, NULL, "simple", n, rng);
         compile_space(be, dev, &tess_op_attention_decode, TESS_BF16, dec, 4, NULL, "", n, rng);
         if (v == 0) continue;
+        compile_pinned(be, dev, &tess_op_attention, TESS_BF16, d128, 5, "causal=1", "kernel=mma", "mma", n, rng);
+        compile_pinned(be, dev, &tess_op_attention, TESS_F16, d128, 5, "kv_heads=1", "kernel=wgmma", "wgmma", 3, rng);
         compile_space(be, dev, &tess_op_attention, TESS_BF16, odd, 5, "causal=1,kv_heads=3", "simple", n, rng);
         compile_space(be, dev, &tess_op_attention, TESS_F16, d256, 5, "causal=1", "simple", n, rng);
         compile_space(be, dev, &tess_op_attention_decode, TESS_BF16, dec, 4, "page_size=0,kv_heads=2", "", n, rng);
@@ -146,6 +182,7 @@ int main(void) {
     if (s) CHECK(tess_space_param_size(s, tess_space_param_index(s, "kernel")) == 1);
     tess_space_destroy(s);
     check_runtime_extent(&devs[1]);
+    check_wgmma_source(&devs[1]);
     gsl_rng_free(rng);
     if (nvrtc_missing) {
         printf("skipped: %s\n", tess_errmsg());
