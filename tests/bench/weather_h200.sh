@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# weather_h200.sh - tessera-weather's benchmark on a GPU host, about three
-# minutes on an H200: calibrates the copy bandwidth in the same run; tunes
-# the app's kernels (sphadv, sphdiff) on an ERA5-sized grid (0.25 degrees,
-# 137 levels: 137 x 725 x 1440 with the rows beyond the poles) against their
-# untuned default, each as a fraction of the copy bandwidth; tunes sphadv at
-# 1 degree with 30 levels and then, warm (from those records) and cold (a
-# database of its own), at 0.5 degrees, 0.25 degrees x 137 and a
-# cubed-sphere-face-sized grid (64 x 388 x 384), reporting evaluations to
-# within 5% of the best either found and the first warm proposal's speed;
-# and runs the test case 1 validation at 2.8, 1.4 and 0.7 degrees on the GPU.
+# weather_h200.sh - tessera-weather's benchmark on a GPU host, within a time
+# limit (--seconds): the most telling measurements first, each step under a
+# share of the time left, and a table line printed (and added to
+# DIR/summary.txt) as soon as its step ends, so a run cut short still leaves
+# numbers. In order:
+#   1. the copy bandwidth, calibrated once in this run (every database of the
+#      run starts as a copy of that one, so every fraction refers to it);
+#   2. test case 1 on the GPU in float64 at 2.8, 1.4 and 0.7 degrees, both
+#      flow angles (the convergence table: l1, l2, linf and their orders);
+#   3. sphadv and sphdiff tuned on an ERA5-sized grid (0.25 degrees, 137
+#      levels: 137 x 725 x 1440 with the rows beyond the poles) against the
+#      untuned default, each as a fraction of the copy bandwidth; the sphadv
+#      tune is also the cold run of step 5 on that grid;
+#   4. sphadv tuned at 1 degree with 30 levels (the source of the warm starts);
+#   5. sphadv warm (from the source's records alone) and cold (a database without
+#      them) at 0.5 degrees x 30, a cubed-sphere face (64 x 388 x 384) and the
+#      ERA5 grid: evaluations to within 5% of the best either found, and the
+#      first warm proposal's time as a fraction of the best.
+# Every candidate is verified against the float64 reference before it is
+# timed; on the large grids that reference, computed on the host, is most of
+# a tune's time, so each grid is tuned once per database and nothing twice.
 # Builds nothing: it takes the built programs.
 #
 # usage: tests/bench/weather_h200.sh --weather build/tessera-weather --tessera build/tessera --out DIR
-#                                    [--backend cuda|cpu] [--budget N] [--small]
-#   --small   small grids and budgets (to try the script on a CPU)
-# Writes DIR/calibrate.txt, DIR/tune-*.json, DIR/records-*.jsonl, DIR/transfer.txt, DIR/tc1/ and
-# DIR/summary.txt (the table it prints).
+#                                    [--backend cuda|cpu] [--budget N] [--seconds S] [--sizes full|reduced|small]
+#   --budget   evaluations of each tune (default 10)
+#   --seconds  the whole run's limit (default 150)
+#   --sizes    full: the grids above; reduced: the ERA5 grid at 1 degree (137 x 185 x 360), the
+#              others halved; small: a few thousand points (to try the script on a CPU)
+# Writes DIR/calibrate.txt, DIR/tc1/ (tc1.txt, tc1.json, tc1.svg), DIR/tune-*.json,
+# DIR/records-*.jsonl, DIR/steps.txt (each step's wall time) and DIR/summary.txt.
 set -euo pipefail
 
-weather="" tessera="" out="" backend=cuda budget=16 small=0
+weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full
 while [ $# -gt 0 ]; do
     case $1 in
     --weather) weather=${2:?--weather needs a value}; shift 2 ;;
@@ -26,8 +40,9 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
-    --small) small=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+    --sizes) sizes=${2:?--sizes needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     *) echo "weather_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -35,76 +50,116 @@ for p in "$weather" "$tessera"; do
     [ -x "$p" ] || { echo "weather_h200.sh: error: --weather and --tessera name the built programs ('$p' is not one)" >&2; exit 2; }
 done
 [ -n "$out" ] || { echo "weather_h200.sh: error: --out DIR is required" >&2; exit 2; }
+case $budget$seconds in *[!0-9]*) echo "weather_h200.sh: error: --budget and --seconds take whole numbers" >&2; exit 2 ;; esac
+case $sizes in
+full) era5=137x725x1440 source=30x185x360 targets="30x365x720 64x388x384 $era5" rows=64,128,256 ;;
+reduced) era5=137x185x360 source=30x93x180 targets="30x185x360 64x196x192 $era5" rows=64,128,256 ;;
+small) era5=2x36x64 source=2x20x32 targets="4x36x64 4x20x32 $era5" rows=16,32 ;;
+*) echo "weather_h200.sh: error: --sizes is full, reduced or small, not '$sizes'" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stencils=$(cd "$(dirname "$weather")" && pwd)/weather-stencils
 [ -d "$stencils" ] || stencils=$(cd "$(dirname "$0")/../../apps/weather/stencils" && pwd)
 export TESSERA_STENCIL_PATH=$stencils
-warm_db=$out/records-warm.db cold_db=$out/records-cold.db
-rm -f "$warm_db" "$cold_db"
+base_db=$out/records-base.db warm_db=$out/records-warm.db cold_db=$out/records-cold.db diff_db=$out/records-diff.db
+rm -f "$base_db" "$warm_db" "$cold_db" "$diff_db" "$out/summary.txt" "$out/steps.txt"
+start=$(date +%s)
 
-if [ "$small" = 1 ]; then
-    era5=2x36x64 source=2x20x32 targets="2x36x64 4x20x32 2x20x16" rows=16,32 budget=${budget:-6}
-else
-    era5=137x725x1440 source=30x185x360 targets="30x365x720 137x725x1440 64x388x384" rows=64,128,256
-fi
-
-echo "== calibrate ($backend)" >&2
-"$tessera" calibrate --backend "$backend" --db "$warm_db" | tee "$out/calibrate.txt" >&2
-"$tessera" calibrate --backend "$backend" --db "$cold_db" >/dev/null
-
-tune() {   # tune NAME DB OP SHAPE TRANSFER
-    echo "== tune $3 $4 ($1)" >&2
-    "$tessera" tune "$3" --shape "$4" --dtype f32 --backend "$backend" --budget "$budget" --transfer "$5" \
-        --db "$2" --json >"$out/tune-$1.json"
+say() { echo "$@" | tee -a "$out/summary.txt"; }
+left() { echo $((seconds - ($(date +%s) - start))); }
+# step NAME SHARE COMMAND...: runs COMMAND under a limit of SHARE percent of
+# the time left (at least 5 s), an argument @S@ replaced by that limit less a
+# reserve (a tune's --seconds, so that it stops on its own and reports), and
+# records its wall time and exit status. At the limit it gets SIGINT (a tune
+# then reports what it measured), and SIGKILL 8 s later.
+step() {
+    local name=$1 share=$2 t0 rc=0 limit a args=()
+    shift 2
+    limit=$(( $(left) * share / 100 ))
+    [ "$limit" -ge 5 ] || limit=5
+    for a in "$@"; do [ "$a" = @S@ ] && args+=($((limit > 8 ? limit - 4 : limit / 2))) || args+=("$a"); done
+    t0=$(date +%s.%N)
+    echo "== $name (at most ${limit} s)" >&2
+    timeout -s INT -k 8 "$limit" "${args[@]}" || rc=$?
+    awk -v n="$name" -v t0="$t0" -v t1="$(date +%s.%N)" -v rc="$rc" \
+        'BEGIN { printf "%-34s %7.1f s  exit %d\n", n, t1 - t0, rc }' >>"$out/steps.txt"
+    [ "$rc" = 0 ] || echo "   $name: exit $rc (124 or 130: cut off at ${limit} s)" >&2
+    return 0
 }
-tune sphdiff-era5 "$cold_db" sphdiff "$era5" off
-tune sphadv-source "$warm_db" sphadv "$source" off
-for t in $targets; do
-    tune "sphadv-$t-warm" "$warm_db" sphadv "$t" auto
-    tune "sphadv-$t-cold" "$cold_db" sphadv "$t" off
-done
-"$tessera" db export --db "$warm_db" -o "$out/records-warm.jsonl" >&2
-"$tessera" db export --db "$cold_db" -o "$out/records-cold.jsonl" >&2
 
-echo "== test case 1 on $backend (float64)" >&2
-TESSERA_DB=$out/records-tc1.db "$weather" tc1 --backend "$backend" --rows "$rows" --out "$out/tc1" | tee "$out/tc1.log" >&2
+step calibrate 25 "$tessera" calibrate --backend "$backend" --db "$base_db" >"$out/calibrate.txt"
+for db in "$warm_db" "$cold_db" "$diff_db"; do cp "$base_db" "$db"; done
+say "tessera-weather benchmark ($backend, sizes $sizes, budget $budget per tune)"
+say "$(grep -m1 'copy bandwidth' "$out/calibrate.txt" || echo 'copy bandwidth: not calibrated')"
 
-python3 - "$out" "$era5" "$targets" <<'PY' | tee "$out/summary.txt"
-import json, sys
-out, era5, targets = sys.argv[1], sys.argv[2], sys.argv[3].split()
-def load(name): return json.load(open(f"{out}/tune-{name}.json"))
-def records(db):
-    rows = {}
-    for line in open(f"{out}/records-{db}.jsonl"):
-        r = json.loads(line)
-        rows.setdefault(r["task"], []).append(r)
-    return rows
-print("per kernel at %s (f32), tuned against the untuned default, in the same run as the copy bandwidth" % era5)
-print("%-8s %10s %10s %8s %9s %8s" % ("kernel", "default_ms", "best_ms", "speedup", "GB/s", "of copy"))
-for name in ("sphadv-%s-cold" % era5, "sphdiff-era5"):
-    r = load(name)
+echo "== test case 1 (float64 on $backend)" >&2
+step tc1 30 env TESSERA_DB="$out/records-tc1.db" "$weather" tc1 --backend "$backend" --rows "$rows" --out "$out/tc1" >"$out/tc1.log" 2>&1
+[ -f "$out/tc1/tc1.txt" ] && say "" && cat "$out/tc1/tc1.txt" | tee -a "$out/summary.txt"
+
+tune() {   # tune NAME DB OP SHAPE TRANSFER SHARE
+    step "tune $1" "$6" "$tessera" tune "$3" --shape "$4" --dtype f32 --backend "$backend" --budget "$budget" \
+        --seconds @S@ --transfer "$5" --db "$2" --json >"$out/tune-$1.json"
+    "$tessera" db export --db "$2" --task "$3:f32:$4" -o "$out/records-$1.jsonl" >/dev/null 2>&1 || true
+}
+
+# table KIND NAME...: the table lines of the tunes named (python reads their JSON and records)
+table() {
+    python3 - "$out" "$@" <<'PY' | tee -a "$out/summary.txt"
+import json, math, sys
+out, kind, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+def load(name):
+    try: return json.load(open(f"{out}/tune-{name}.json"))
+    except (OSError, ValueError): return None
+def records(name):
+    try: return [json.loads(l) for l in open(f"{out}/records-{name}.jsonl")]
+    except OSError: return []
+if kind == "kernel":
+    r = load(names[0])
+    if not r: print("%-8s no result (cut off)" % names[0].split("-")[0]); sys.exit()
     b = r["best"]
-    print("%-8s %10.3f %10.3f %8.2f %9.1f %7.1f%%" % (r["op"], r["default_ms"], b["time_ms"],
-          r["default_ms"] / b["time_ms"], b["gbps"], 100 * r["fraction_of_ceiling"]))
-warm, cold = records("warm"), records("cold")
-print("\nsphadv tuned at the source grid, then warm (from its records) and cold on each target")
-print("%-14s %11s %11s %8s %18s" % ("target", "cold to 5%", "warm to 5%", "ratio", "first warm / best"))
-lines = []
-for t in targets:
-    key = "sphadv:f32:" + t
-    runs = {m: [r for r in recs.get(key, [])] for m, recs in (("warm", warm), ("cold", cold))}
-    ok = [r["time_ms"] for rs in runs.values() for r in rs if r["status"] == "ok"]
-    if not ok:
-        print("%-14s no correct result" % t); continue
+    print("%-8s %-14s %10.3f %10.3f %8.2f %9.1f %7.1f%% %5d" % (r["op"], r["shape"], r["default_ms"], b["time_ms"],
+          r["default_ms"] / b["time_ms"], b["gbps"], 100 * r["fraction_of_ceiling"], r["evaluations"]))
+else:
+    warm, cold = records(names[0]), records(names[1])
+    ok = [x["time_ms"] for x in warm + cold if x["status"] == "ok"]
+    shape = names[0].split("-")[1]
+    if not ok or not warm or not cold:
+        print("%-14s cut off (%d warm, %d cold results)" % (shape, len(warm), len(cold))); sys.exit()
     best = min(ok)
     def to5(rs):
-        for i, r in enumerate(rs, 1):
-            if r["status"] == "ok" and r["time_ms"] <= 1.05 * best: return i
-        return float("inf")
-    first = [r for r in runs["warm"] if r["strategy"].startswith("transfer")]
-    fw = best / first[0]["time_ms"] if first and first[0]["status"] == "ok" else float("nan")
-    c, w = to5(runs["cold"]), to5(runs["warm"])
-    print("%-14s %11s %11s %8.2f %17.1f%%" % (t, c, w, c / w if w else float("nan"), 100 * fw))
+        return next((i for i, x in enumerate(rs, 1) if x["status"] == "ok" and x["time_ms"] <= 1.05 * best), math.inf)
+    first = next((x for x in warm if x["strategy"].startswith("transfer")), None)
+    fw = best / first["time_ms"] if first and first["status"] == "ok" else float("nan")
+    c, w = to5(cold), to5(warm)
+    print("%-14s %8.3f %6s/%-3d %6s/%-3d %6.2f %12.1f%%" % (shape, best, c, len(cold), w, len(warm),
+          c / w if w != math.inf else float("nan"), 100 * fw))
 PY
+}
+
+say ""
+say "per kernel (f32), tuned against the untuned default, fraction of the copy bandwidth above"
+say "$(printf '%-8s %-14s %10s %10s %8s %9s %8s %5s' kernel shape default_ms best_ms speedup GB/s 'of copy' evals)"
+tune "sphadv-$era5-cold" "$cold_db" sphadv "$era5" off 40
+table kernel "sphadv-$era5-cold"
+tune "sphdiff-$era5" "$diff_db" sphdiff "$era5" off 50
+table kernel "sphdiff-$era5"
+
+say ""
+say "sphadv tuned at $source, then warm (from its records) and cold on each target"
+tune "sphadv-$source" "$warm_db" sphadv "$source" off 20
+say "$(printf '%-14s %8s %10s %10s %6s %13s' target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
+n=0
+for t in $targets; do
+    n=$((n + 1))
+    share=$(( 100 / (2 * (4 - n)) ))   # the targets share what is left, the last the largest
+    cp "$warm_db" "$out/records-warm-$t.db"   # the source's records alone, not the other targets'
+    tune "sphadv-$t-warm" "$out/records-warm-$t.db" sphadv "$t" auto "$share"
+    [ "$t" = "$era5" ] || tune "sphadv-$t-cold" "$cold_db" sphadv "$t" off $((share * 2 > 90 ? 90 : share * 2))
+    table transfer "sphadv-$t-warm" "sphadv-$t-cold"
+done
+say ""
+say "wall time of each step:"
+cat "$out/steps.txt" | tee -a "$out/summary.txt"
+rm -f "$out"/records-*.db "$out"/records-*.db-*   # their records are in the .jsonl files
 echo "wrote $out" >&2
