@@ -120,6 +120,11 @@ if kind == "kernel":
     b = r["best"]
     print("%-8s %-14s %10.3f %10.3f %8.2f %9.1f %7.1f%% %5d" % (r["op"], r["shape"], r["default_ms"], b["time_ms"],
           r["default_ms"] / b["time_ms"], b["gbps"], 100 * r["fraction_of_ceiling"], r["evaluations"]))
+elif kind == "step":
+    rs = [load(n) for n in names]
+    if all(rs):
+        d, b = sum(r["default_ms"] for r in rs), sum(r["best"]["time_ms"] for r in rs)
+        print("%-8s %-14s %10.3f %10.3f %8.2f   (sphadv + sphdiff: one time step of the app)" % ("step", rs[0]["shape"], d, b, d / b))
 else:
     warm, cold = records(names[0]), records(names[1])
     ok = [x["time_ms"] for x in warm + cold if x["status"] == "ok"]
@@ -144,6 +149,7 @@ tune "sphadv-$era5-cold" "$cold_db" sphadv "$era5" off 40
 table kernel "sphadv-$era5-cold"
 tune "sphdiff-$era5" "$diff_db" sphdiff "$era5" off 50
 table kernel "sphdiff-$era5"
+table step "sphadv-$era5-cold" "sphdiff-$era5"
 
 say ""
 say "sphadv tuned at $source, then warm (from its records) and cold on each target"
