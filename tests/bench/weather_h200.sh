@@ -136,8 +136,10 @@ if kind == "kernel":
     r = load(names[0])
     if not r: print("%-8s no result (cut off)" % names[0].split("-")[0]); sys.exit()
     b = r["best"]
-    print("%-8s %-14s %10.3f %10.3f %8.2f %9.1f %7.1f%% %5d" % (r["op"], r["shape"], r["default_ms"], b["time_ms"],
-          r["default_ms"] / b["time_ms"], b["gbps"], 100 * r["fraction_of_ceiling"], r["evaluations"]))
+    points = math.prod(int(n) for n in r["shape"].split("x"))
+    per_point = b["gbps"] * b["time_ms"] * 1e6 / points   # the compulsory bytes, each field once
+    print("%-8s %-14s %10.3f %10.3f %8.2f %6.2f %9.1f %7.1f%% %5d" % (r["op"], r["shape"], r["default_ms"], b["time_ms"],
+          r["default_ms"] / b["time_ms"], per_point, b["gbps"], 100 * b["gbps"] / r["ceiling_gbps"], r["evaluations"]))
 elif kind == "step":
     rs = [load(n) for n in names]
     if all(rs):
@@ -163,7 +165,7 @@ PY
 if has kernels; then
     say ""
     say "per kernel (f32), tuned against the untuned default, fraction of the copy bandwidth above"
-    say "$(printf '%-8s %-14s %10s %10s %8s %9s %8s %5s' kernel shape default_ms best_ms speedup GB/s 'of copy' evals)"
+    say "$(printf '%-8s %-14s %10s %10s %8s %6s %9s %8s %5s' kernel shape default_ms best_ms speedup B/pt GB/s 'of copy' evals)"
     # batches of 2, as the transfer step's tunes (below): this is its cold run on the ERA5 grid
     tune "sphadv-$era5-cold" "$cold_db" sphadv "$era5" off 40 --batch 2
     table kernel "sphadv-$era5-cold"
