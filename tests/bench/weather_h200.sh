@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # weather_h200.sh - tessera-weather's benchmark on a GPU host, within a time
-# limit (--seconds): the most telling measurements first, each step under a
-# share of the time left, and a table line printed (and added to
-# DIR/summary.txt) as soon as its step ends, so a run cut short still leaves
-# numbers. In order:
+# limit (--seconds): the most telling measurements first, each step under its
+# share of the time left (in proportion to its estimated cost), and a table
+# line printed (and added to DIR/summary.txt) as soon as its step ends, so a
+# run cut short still leaves numbers. In order:
 #   1. the copy bandwidth, calibrated once in this run (every database of the
 #      run starts as a copy of that one, so every fraction refers to it);
 #   2. test case 1 on the GPU in float64 at 2.8, 1.4 and 0.7 degrees, both
@@ -18,8 +18,11 @@
 #      ERA5 grid: evaluations to within 5% of the best either found, and the
 #      first warm proposal's time as a fraction of the best.
 # Every candidate is verified against the float64 reference before it is
-# timed; on the large grids that reference, computed on the host, is most of
-# a tune's time, so each grid is tuned once per database and nothing twice.
+# timed; on the large grids that reference, computed on the host for two sets
+# of inputs, is most of a tune's time (on the H200 host about 1.2 s per
+# million points for sphadv, 0.8 for sphdiff: some 170 s for sphadv on the
+# ERA5 grid), so each grid is tuned once per database and nothing twice, and
+# --era5 puts a grid of fewer levels in its place where the time is short.
 # Builds nothing: it takes the built programs.
 #
 # usage: tests/bench/weather_h200.sh --weather build/tessera-weather --tessera build/tessera --out DIR
@@ -60,9 +63,9 @@ done
 [ -n "$out" ] || { echo "weather_h200.sh: error: --out DIR is required" >&2; exit 2; }
 case $budget$seconds in *[!0-9]*) echo "weather_h200.sh: error: --budget and --seconds take whole numbers" >&2; exit 2 ;; esac
 case $sizes in
-full) era5=137x725x1440 source=30x185x360 targets="30x365x720 64x388x384 $era5" rows=64,128,256 ;;
-reduced) era5=137x185x360 source=30x93x180 targets="30x185x360 64x196x192 $era5" rows=64,128,256 ;;
-small) era5=2x36x64 source=2x20x32 targets="4x36x64 4x20x32 $era5" rows=16,32 ;;
+full) era5=137x725x1440 source=30x185x360 others="30x365x720 64x388x384" rows=64,128,256 ;;
+reduced) era5=137x185x360 source=30x93x180 others="30x185x360 64x196x192" rows=64,128,256 ;;
+small) era5=2x36x64 source=2x20x32 others="4x36x64 4x20x32" rows=16,32 ;;
 *) echo "weather_h200.sh: error: --sizes is full, reduced or small, not '$sizes'" >&2; exit 2 ;;
 esac
 for p in ${parts//,/ }; do
@@ -70,6 +73,7 @@ for p in ${parts//,/ }; do
 done
 has() { case ,$parts, in *,$1,*) return 0 ;; esac; return 1; }
 [ -z "$only_era5" ] || era5=$only_era5
+targets="$others $era5"
 [ -z "$only_targets" ] || targets=${only_targets//,/ }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -78,20 +82,36 @@ stencils=$(cd "$(dirname "$weather")" && pwd)/weather-stencils
 export TESSERA_STENCIL_PATH=$stencils
 base_db=$out/records-base.db warm_db=$out/records-warm.db cold_db=$out/records-cold.db diff_db=$out/records-diff.db
 rm -f "$base_db" "$warm_db" "$cold_db" "$diff_db" "$out/summary.txt" "$out/steps.txt"
-start=$(date +%s)
 
-say() { echo "$@" | tee -a "$out/summary.txt"; }
+# The steps run twice through plan: first dry, adding up their estimated
+# seconds, then for real, each under a limit of the time left in proportion
+# to its estimate among those still to run (with 30% slack), so that a step
+# that runs long takes time from the later ones, not the whole run.
+dry=1 todo=0
+say() { [ "$dry" = 1 ] || echo "$@" | tee -a "$out/summary.txt"; }
 left() { echo $((seconds - ($(date +%s) - start))); }
-# step NAME SHARE COMMAND...: runs COMMAND under a limit of SHARE percent of
-# the time left (at least 5 s), an argument @S@ replaced by that limit less a
-# reserve (a tune's --seconds, so that it stops on its own and reports), and
-# records its wall time and exit status. At the limit it gets SIGINT (a tune
-# then reports what it measured), and SIGKILL 8 s later.
+points() { local p=1 n; for n in ${1//x/ }; do p=$((p * n)); done; echo $p; }
+# The seconds a tune of OP on SHAPE is expected to take on the H200: the
+# float64 references of its two input sets on the host (measured: about 1.2
+# microseconds a point for sphadv, 0.8 for sphdiff), starting, and its
+# evaluations.
+tune_estimate() {
+    awk -v p="$(points "$2")" -v c="$([ "$1" = sphdiff ] && echo 0.8e-6 || echo 1.2e-6)" -v b="$budget" \
+        'BEGIN { printf "%d", 3 + c * p + 0.3 * b + 0.5 }'
+}
+# step NAME ESTIMATE COMMAND...: runs COMMAND under its share of the time left
+# (at least 5 s), an argument @S@ replaced by that limit less a reserve (a
+# tune's --seconds, so that it stops on its own and reports), and records its
+# wall time and exit status. At the limit it gets SIGINT (a tune then reports
+# what it measured), and SIGKILL 8 s later.
 step() {
-    local name=$1 share=$2 t0 rc=0 limit a args=()
+    local name=$1 estimate=$2 t0 rc=0 limit a args=()
     shift 2
-    limit=$(( $(left) * share / 100 ))
+    if [ "$dry" = 1 ]; then todo=$((todo + estimate)); return 0; fi
+    limit=$(( $(left) * estimate * 13 / (10 * todo) ))
+    [ "$limit" -le "$(left)" ] || limit=$(left)
     [ "$limit" -ge 5 ] || limit=5
+    todo=$((todo - estimate))
     for a in "$@"; do [ "$a" = @S@ ] && args+=($((limit > 8 ? limit - 4 : limit / 2))) || args+=("$a"); done
     t0=$(date +%s.%N)
     echo "== $name (at most ${limit} s)" >&2
@@ -102,27 +122,18 @@ step() {
     return 0
 }
 
-step calibrate 25 "$tessera" calibrate --backend "$backend" --db "$base_db" >"$out/calibrate.txt"
-for db in "$warm_db" "$cold_db" "$diff_db"; do cp "$base_db" "$db"; done
-say "tessera-weather benchmark ($backend, sizes $sizes, budget $budget per tune)"
-say "$(grep -m1 'copy bandwidth' "$out/calibrate.txt" || echo 'copy bandwidth: not calibrated')"
-
-if has tc1; then
-    step tc1 30 env TESSERA_DB="$out/records-tc1.db" "$weather" tc1 --backend "$backend" --rows "$rows" --out "$out/tc1" \
-        >"$out/tc1.log" 2>&1
-    [ -f "$out/tc1/tc1.txt" ] && say "" && tee -a "$out/summary.txt" <"$out/tc1/tc1.txt"
-fi
-
-tune() {   # tune NAME DB OP SHAPE TRANSFER SHARE [OPTION...]
-    local name=$1 db=$2 op=$3 shape=$4 transfer=$5 share=$6
-    shift 6
-    step "tune $name" "$share" "$tessera" tune "$op" --shape "$shape" --dtype f32 --backend "$backend" \
-        --budget "$budget" --seconds @S@ --transfer "$transfer" --db "$db" --json "$@" >"$out/tune-$name.json"
-    "$tessera" db export --db "$db" --task "$op:f32:$shape" -o "$out/records-$name.jsonl" >/dev/null 2>&1 || true
+tune() {   # tune NAME DB OP SHAPE TRANSFER [OPTION...]
+    local name=$1 db=$2 op=$3 shape=$4 transfer=$5
+    shift 5
+    step "tune $name" "$(tune_estimate "$op" "$shape")" "$tessera" tune "$op" --shape "$shape" --dtype f32 \
+        --backend "$backend" --budget "$budget" --seconds @S@ --transfer "$transfer" --db "$db" --json "$@" \
+        >"$out/tune-$name.json"
+    [ "$dry" = 1 ] || "$tessera" db export --db "$db" --task "$op:f32:$shape" -o "$out/records-$name.jsonl" >/dev/null 2>&1 || true
 }
 
 # table KIND NAME...: the table lines of the tunes named (python reads their JSON and records)
 table() {
+    [ "$dry" = 1 ] && return 0
     python3 - "$out" "$@" <<'PY' | tee -a "$out/summary.txt"
 import json, math, sys
 out, kind, names = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -162,38 +173,56 @@ else:
 PY
 }
 
-if has kernels; then
-    say ""
-    say "per kernel (f32), tuned against the untuned default, fraction of the copy bandwidth above"
-    say "$(printf '%-8s %-14s %10s %10s %8s %6s %9s %8s %5s' kernel shape default_ms best_ms speedup B/pt GB/s 'of copy' evals)"
-    # batches of 2, as the transfer step's tunes (below): this is its cold run on the ERA5 grid
-    tune "sphadv-$era5-cold" "$cold_db" sphadv "$era5" off 40 --batch 2
-    table kernel "sphadv-$era5-cold"
-    tune "sphdiff-$era5" "$diff_db" sphdiff "$era5" off 50
-    table kernel "sphdiff-$era5"
-    table step "sphadv-$era5-cold" "sphdiff-$era5"
-fi
+plan() {
+    step calibrate 2 "$tessera" calibrate --backend "$backend" --db "$base_db" >"$out/calibrate.txt"
+    if [ "$dry" = 0 ]; then
+        for db in "$warm_db" "$cold_db" "$diff_db"; do cp "$base_db" "$db"; done
+    fi
+    say "tessera-weather benchmark ($backend, sizes $sizes, budget $budget per tune)"
+    say "$(grep -m1 'copy bandwidth' "$out/calibrate.txt" 2>/dev/null || echo 'copy bandwidth: not calibrated')"
 
-if has transfer; then
-    say ""
-    say "sphadv tuned at $source, then warm (from its records alone) and cold on each target"
-    # Batches of 2 for these tunes, warm and cold alike: the search places
-    # the source's best after its own first batch, which by default (32 on
-    # cuda) would be later than the whole budget.
-    tune "sphadv-$source" "$warm_db" sphadv "$source" off 20 --batch 2
-    say "$(printf '%-14s %8s %10s %10s %6s %13s' target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
-    set -- $targets
-    for t in "$@"; do
-        share=$(( 100 / (2 * $# ) ))   # the targets share what is left, the last the largest
-        cp "$warm_db" "$out/records-warm-$t.db"   # the source's records alone, not the other targets'
-        tune "sphadv-$t-warm" "$out/records-warm-$t.db" sphadv "$t" auto "$share" --batch 2
-        # the kernels' step tuned the ERA5 grid cold already
-        { [ "$t" = "$era5" ] && has kernels; } ||
-            tune "sphadv-$t-cold" "$cold_db" sphadv "$t" off $((2 * share > 90 ? 90 : 2 * share)) --batch 2
-        table transfer "sphadv-$t-warm" "sphadv-$t-cold"
-        shift
-    done
-fi
+    if has tc1; then
+        step tc1 6 env TESSERA_DB="$out/records-tc1.db" "$weather" tc1 --backend "$backend" --rows "$rows" \
+            --out "$out/tc1" >"$out/tc1.log" 2>&1
+        [ "$dry" = 1 ] || { [ -f "$out/tc1/tc1.txt" ] && say "" && tee -a "$out/summary.txt" <"$out/tc1/tc1.txt"; }
+    fi
+
+    if has kernels; then
+        say ""
+        say "per kernel (f32), tuned against the untuned default, fraction of the copy bandwidth above"
+        say "$(printf '%-8s %-14s %10s %10s %8s %6s %9s %8s %5s' kernel shape default_ms best_ms speedup B/pt GB/s 'of copy' evals)"
+        # batches of 2, as the transfer step's tunes (below): this is its cold run on the ERA5 grid
+        tune "sphadv-$era5-cold" "$cold_db" sphadv "$era5" off --batch 2
+        table kernel "sphadv-$era5-cold"
+        tune "sphdiff-$era5" "$diff_db" sphdiff "$era5" off
+        table kernel "sphdiff-$era5"
+        table step "sphadv-$era5-cold" "sphdiff-$era5"
+    fi
+
+    if has transfer; then
+        say ""
+        say "sphadv tuned at $source, then warm (from its records alone) and cold on each target"
+        # Batches of 2 for these tunes, warm and cold alike: the search places
+        # the source's best after its own first batch, which by default (32 on
+        # cuda) would be later than the whole budget.
+        tune "sphadv-$source" "$warm_db" sphadv "$source" off --batch 2
+        say "$(printf '%-14s %8s %10s %10s %6s %13s' target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
+        local t
+        for t in $targets; do
+            # the source's records alone, not the other targets'
+            [ "$dry" = 1 ] || cp "$warm_db" "$out/records-warm-$t.db"
+            tune "sphadv-$t-warm" "$out/records-warm-$t.db" sphadv "$t" auto --batch 2
+            # the kernels' step tuned the ERA5 grid cold already
+            { [ "$t" = "$era5" ] && has kernels; } || tune "sphadv-$t-cold" "$cold_db" sphadv "$t" off --batch 2
+            table transfer "sphadv-$t-warm" "sphadv-$t-cold"
+        done
+    fi
+}
+
+plan
+dry=0
+start=$(date +%s)
+plan
 
 say ""
 say "wall time of each step:"
