@@ -21,7 +21,8 @@
  * Extents are compiled into the source unless the kernel source lists them
  * in runtime_extents: each such extent is then also a scalar (TESS_SCALAR_I64,
  * named as the extent), one binary serves every task that differs only in
- * them, and the caller sets them per run by name.
+ * them, and the caller sets them per run by name, up to the task's extent
+ * (the capacity buffers and tables are sized by).
  */
 #ifndef TESS_OP_H
 #define TESS_OP_H

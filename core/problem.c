@@ -14,6 +14,13 @@ static void fill_uniform(void *host, const tess_buffer_spec *b, uint64_t seed) {
     gsl_rng_free(rng);
 }
 
+tess_status tess_problem_fill_input(const tess_op *op, const tess_task *t, const tess_buffer_spec *b, int index,
+                                    void *host, uint64_t seed) {
+    if (op->fill_input) return op->fill_input(op, t, index, host, seed);
+    fill_uniform(host, b, seed);
+    return TESS_OK;
+}
+
 /* Allocates the per-buffer arrays and fills the inputs (typical ones with
  * `typical`). */
 static tess_status fill_buffers(tess_problem *p, uint64_t seed, bool typical) {
@@ -35,8 +42,7 @@ static tess_status fill_buffers(tess_problem *p, uint64_t seed, bool typical) {
         uint64_t s = seed * 1000003ULL + (uint64_t)i;
         tess_status st = TESS_OK;
         if (typical) st = op->fill_typical(op, &p->task, i, p->host[i], s);
-        else if (op->fill_input) st = op->fill_input(op, &p->task, i, p->host[i], s);
-        else fill_uniform(p->host[i], b, s);
+        else st = tess_problem_fill_input(op, &p->task, b, i, p->host[i], s);
         if (st) return st;
         if (b->role == TESS_BUF_INOUT) {
             /* the reference updates host[i] in place; the kernel starts from this copy */

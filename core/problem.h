@@ -32,6 +32,10 @@ tess_status tess_problem_create(const tess_op *op, const tess_task *t, uint64_t 
 /* The same on the operator's typical inputs (op->fill_typical, which it must have). */
 tess_status tess_problem_create_typical(const tess_op *op, const tess_task *t, uint64_t seed, tess_problem **out);
 void tess_problem_destroy(tess_problem *p);
+/* Fills input buffer `index` (spec b) of task t as verification does: the
+ * operator's own inputs, or uniform random in [-1, 1]. */
+tess_status tess_problem_fill_input(const tess_op *op, const tess_task *t, const tess_buffer_spec *b, int index,
+                                    void *host, uint64_t seed);
 /* Number of buffers and buffer b's declaration. */
 static inline int tess_problem_nbuf(const tess_problem *p) { return p->buffers.n; }
 static inline const tess_buffer_spec *tess_problem_spec(const tess_problem *p, int b) { return &p->buffers.spec[b]; }

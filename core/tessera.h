@@ -222,8 +222,9 @@ void tess_kernel_destroy(tess_kernel *k);
 tess_status tess_kernel_set_scalar(tess_kernel *k, const char *name, double value);
 /* Sets the extent `name` ("n", "x") of the following runs; the arrays
  * passed must then have its sizes. Only for an extent the kernel takes at
- * run time: TESS_ERR_ARG for one compiled into it, an unknown name or a
- * value below 1. */
+ * run time, from 1 up to its size in the task the kernel was got for (a
+ * capacity: the kernel's tables and scratch are sized by it): TESS_ERR_ARG
+ * for one compiled into it, an unknown name or a value outside that range. */
 tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t value);
 /* Like tess_kernel_run, but on the caller's stream. cuda: stream is a
  * CUstream the caller owns (NULL: the default stream); the launches are
@@ -290,6 +291,12 @@ tess_status tess_op_extent_names(const char *op, const int64_t *shape, int ndim,
  * Any pointer may be NULL. */
 tess_status tess_op_counts(const char *op, const int64_t *shape, int ndim, const char *dtype,
                            double *bytes, double *flops, double *tolerance);
+/* Fills input buffer `index` (buffer order) with the inputs the operator is
+ * verified on: its own generator (valid cell kinds, a neighbour list, ...),
+ * or uniform random in [-1, 1]; the same seed gives the same values.
+ * host holds the buffer's count elements of its dtype. */
+tess_status tess_op_fill_input(const char *op, const int64_t *shape, int ndim, const char *dtype, int index,
+                               void *host, uint64_t seed);
 /* After one application: each output trades places with the input it
  * advances (arrays in buffer order), so that arrays again holds the inputs
  * of the next step. */

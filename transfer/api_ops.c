@@ -13,6 +13,7 @@
 #include "builtin.h"
 #include "core/error.h"
 #include "core/op.h"
+#include "core/problem.h"
 #include "core/task.h"
 #include "request.h"
 
@@ -102,6 +103,20 @@ tess_status tess_op_list_buffers(const char *name, const int64_t *shape, int ndi
     for (int i = 0; i < list.n && !st; i++)
         if (out[i].advances >= 0) out[out[i].advances].advanced = 1;
     if (!st) *n = list.n;
+    tess_buffer_list_free(&list);
+    return st;
+}
+
+tess_status tess_op_fill_input(const char *name, const int64_t *shape, int ndim, const char *dtype, int index,
+                               void *host, uint64_t seed) {
+    const tess_op *op;
+    tess_task t;
+    tess_buffer_list list = {0};
+    tess_status st = op_task(name, shape, ndim, dtype, &op, &t);
+    if (!st) st = tess_op_buffers(op, &t, &list);
+    if (!st && (index < 0 || index >= list.n || !tess_buffer_is_input(&list.spec[index])))
+        st = tess_error(TESS_ERR_ARG, "%s: buffer %d is not one of its inputs", name, index);
+    if (!st) st = tess_problem_fill_input(op, &t, &list.spec[index], index, host, seed);
     tess_buffer_list_free(&list);
     return st;
 }

@@ -56,7 +56,7 @@ static tess_status split_stencil(const char *op, const tess_spec **spec, int *re
 tess_status tess_split_options_parse(const char *op, const int64_t *shape, int ndim, const char *text,
                                      tess_split_options *o) {
     const tess_spec *spec;
-    int reach;
+    int reach = 0;
     tess_status st = split_stencil(op, &spec, &reach);
     if (st) return st;
     if (ndim < 1 || o->ranks < 1 || o->ranks > shape[0])

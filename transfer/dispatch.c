@@ -224,8 +224,11 @@ tess_status tess_kernel_set_extent(tess_kernel *k, const char *name, int64_t val
     if (!(k->src.runtime_extents & (UINT32_C(1) << e)))
         return tess_error(TESS_ERR_ARG, "%s (%s): extent '%s' is compiled into the kernel; it cannot be set at run time",
                           k->s.op->name, k->config, name);
-    if (value < 1)
-        return tess_error(TESS_ERR_ARG, "%s: extent '%s' = %lld (at least 1)", k->s.op->name, name, (long long)value);
+    if (value < 1 || value > t->shape[e])
+        return tess_error(TESS_ERR_ARG,
+                          "%s: extent '%s' = %lld, outside 1..%lld (the task the kernel was made for sizes its "
+                          "buffers and tables: get a kernel for a larger task)",
+                          k->s.op->name, name, (long long)value, (long long)t->shape[e]);
     int i = tess_kernel_source_find_scalar(&k->src, name);
     if (i < 0 || k->src.scalar[i].type != TESS_SCALAR_I64)
         return tess_error(TESS_ERR_INTERNAL, "%s (%s): run-time extent '%s' has no 64-bit integer scalar of its name",

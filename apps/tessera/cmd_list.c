@@ -22,11 +22,21 @@ int cmd_ops(int argc, char **argv) {
     if (rc) return rc < 0 ? EXIT_OK : rc;
     tess_status st = tess_op_check(NULL);   /* a user stencil file that failed */
     if (st) return cli_fail_status(st);
-    printf("%-12s %-11s %-10s %-14s %s\n", "operator", "family", "backends", "default shape", "summary");
+    /* Columns as wide as their longest entry, so every operator's name lines up. */
+    int w[4] = {(int)strlen("operator"), (int)strlen("family"), (int)strlen("backends"),
+                (int)strlen("default shape")};
     tess_op_info op;
     for (int i = 0; tess_op_info_at(i, &op) == TESS_OK; i++) {
-        printf("%-12s %-11s %-10s %-14s %s\n", op.name, op.family, op.backends, op.default_shape, op.summary);
-        printf("%-12s extents %s%s%s\n", "", op.extents, op.attrs[0] ? "; attributes " : "", op.attrs);
+        const char *col[4] = {op.name, op.family, op.backends, op.default_shape};
+        for (int c = 0; c < 4; c++)
+            if ((int)strlen(col[c]) > w[c]) w[c] = (int)strlen(col[c]);
+    }
+    printf("%-*s %-*s %-*s %-*s %s\n", w[0], "operator", w[1], "family", w[2], "backends", w[3], "default shape",
+           "summary");
+    for (int i = 0; tess_op_info_at(i, &op) == TESS_OK; i++) {
+        printf("%-*s %-*s %-*s %-*s %s\n", w[0], op.name, w[1], op.family, w[2], op.backends, w[3],
+               op.default_shape, op.summary);
+        printf("%-*s extents %s%s%s\n", w[0], "", op.extents, op.attrs[0] ? "; attributes " : "", op.attrs);
     }
     return EXIT_OK;
 }

@@ -110,11 +110,30 @@ static void fill_initial(const tess_buffer_info *b, const int64_t *shape, void *
     }
 }
 
+/* The first input that is not a field of the grid (one f32 or f64 value per
+ * point of its axes), which netCDF input and output cannot carry; NULL if none. */
+static const tess_buffer_info *first_non_field(const run_fields *r, const run_grid *g) {
+    for (int i = 0; i < r->n; i++) {
+        const tess_buffer_info *b = &r->buf[i];
+        if (b->role != TESS_BUFFER_INPUT) continue;
+        int64_t points = 1;
+        for (int a = g->ndim - b->rank; a < g->ndim; a++) points *= g->shape[a];
+        if (b->count != points || (strcmp(b->dtype, "f32") != 0 && strcmp(b->dtype, "f64") != 0)) return b;
+    }
+    return NULL;
+}
+
 /* Allocates the buffers of the task in dtype and sets the fields' initial
  * values; returns an exit code (0: fine), having said what failed. */
 static int run_fields_init(run_fields *r, const run_grid *g, const char *dtype, const char *input) {
     memset(r, 0, sizeof *r);
     tess_status st = tess_op_list_buffers(g->op, g->shape, g->ndim, dtype, r->buf, RUN_MAX_BUFFERS, &r->n);
+    /* The analytic fields suit floating-point state and coefficients; an operator
+     * with integer inputs (cell kinds, labels, lists) gets its own test inputs
+     * throughout, which are valid together. */
+    bool own_inputs = false;
+    for (int i = 0; i < r->n && !st; i++)
+        if (r->buf[i].role == TESS_BUFFER_INPUT && r->buf[i].dtype[0] == 'i') own_inputs = true;
     for (int i = 0; i < r->n && !st; i++) {
         const tess_buffer_info *b = &r->buf[i];
         if (!(r->host[i] = calloc((size_t)b->count + 1, b->elem_bytes))) {
@@ -125,6 +144,7 @@ static int run_fields_init(run_fields *r, const run_grid *g, const char *dtype, 
         if (b->role != TESS_BUFFER_INPUT) continue;
         const int64_t *shape = g->shape + g->ndim - b->rank;
         if (input) st = tess_netcdf_read(input, b->name, b->dtype, b->rank, shape, g->dims + g->ndim - b->rank, r->host[i]);
+        else if (own_inputs) st = tess_op_fill_input(g->op, g->shape, g->ndim, dtype, i, r->host[i], 1);
         else fill_initial(b, shape, r->host[i]);
     }
     /* outputs start as copies of the inputs they advance: their fixed boundary values */
@@ -305,6 +325,11 @@ int cmd_run(int argc, char **argv) {
         return cli_usage_error("run", "'%s' is not a stencil: run steps operators whose outputs advance their inputs "
                                "(tessera ops lists them)", t.op);
     if ((st = tess_op_extent_names(t.op, t.shape, t.ndim, dims))) return cli_fail_status(st);
+    const tess_buffer_info *odd = (input || output) ? first_non_field(&state, &g) : NULL;
+    if (odd)
+        return cli_usage_error("run", "--input and --output exchange grid fields of f32 or f64, and %s's buffer '%s' "
+                               "is not one (%s, %lld values); its own app reads and writes such runs",
+                               t.op, odd->name, odd->dtype, (long long)odd->count);
     tess_split_options so = tess_split_options_default();
     so.ranks = (int)ranks;
     if (ranks && split && (st = tess_split_options_parse(t.op, t.shape, t.ndim, split, &so))) return cli_fail_status(st);

@@ -46,4 +46,15 @@ check "its output is written all the same" sh -c "ncdump -h '$scratch/anti.nc' |
 "$tessera" run sum --steps 1 >/dev/null 2>&1
 check "a non-stencil is refused as a usage error" test $? -eq 2
 
+# An operator with integer inputs (the lattice's cell kinds) runs on its own
+# test inputs, valid cell kinds included, and matches float64 over 50 steps.
+"$tessera" run lbm_d2q9 --shape 24x20 --steps 50 --check >"$scratch/lbm.txt" 2>&1
+check "lbm_d2q9 runs 50 steps on its own inputs and passes the check" test $? -eq 0
+check "and says how close it came" grep -q "largest difference from the float64 reference after 50 steps" \
+    "$scratch/lbm.txt"
+"$tessera" run lbm_d2q9 --shape 24x20 --steps 5 --output "$scratch/lbm.nc" >/dev/null 2>"$scratch/lbm.err"
+check "its distributions cannot go to netCDF: a usage error" test $? -eq 2
+check "naming the buffer" grep -q "buffer 'g' is not one" "$scratch/lbm.err"
+check "and nothing is written" test ! -e "$scratch/lbm.nc"
+
 finish

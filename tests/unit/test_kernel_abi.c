@@ -141,6 +141,8 @@ static void check_public_api(const char *db) {
         CHECK(tess_kernel_set_extent(k, "m", 10) == TESS_ERR_ARG);
         CHECK_MSG(strstr(tess_errmsg(), "'m'") != NULL, "%s", tess_errmsg());
         CHECK(tess_kernel_set_extent(k, "n", 0) == TESS_ERR_ARG);
+        CHECK(tess_kernel_set_extent(k, "n", 4097) == TESS_ERR_ARG);   /* beyond the task's 4096 */
+        CHECK_MSG(strstr(tess_errmsg(), "1..4096") != NULL, "%s", tess_errmsg());
         /* the cpu runs synchronously: no stream, and without one the same as a run */
         float x[4096];
         for (int i = 0; i < 4096; i++) x[i] = 1.0f;
