@@ -27,20 +27,26 @@
 #
 # usage: tests/bench/weather_h200.sh --weather build/tessera-weather --tessera build/tessera --out DIR
 #                                    [--backend cuda|cpu] [--budget N] [--seconds S] [--sizes full|reduced|small]
-#                                    [--parts tc1,kernels,transfer] [--targets SHAPE,...] [--era5 SHAPE]
+#                                    [--parts tc1,kernels,transfer,counters] [--import FILE,...]
+#                                    [--targets SHAPE,...] [--era5 SHAPE]
 #   --budget   evaluations of each tune (default 10)
 #   --seconds  the whole run's limit (default 150)
 #   --sizes    full: the grids above; reduced: the ERA5 grid at 1 degree (137 x 185 x 360), the
 #              others halved; small: a few thousand points (to try the script on a CPU)
 #   --parts    the steps to run (default all): tc1 (step 2), kernels (step 3), transfer (steps 4
 #              and 5; without kernels the ERA5 grid's cold run is its own tune)
+#              (not by default) counters: each kernel's dispatched config on the --era5 grid run
+#              once under Nsight Compute (ncu): DRAM bytes and instructions per point, issue
+#              utilization and occupancy (with --import, the records of an earlier run's tunes
+#              make that config the tuned one)
+#   --import   FILE,...: records (JSON lines) the counters step dispatches from
 #   --targets  the grids of step 5 (default the three above)
 #   --era5     the grid of step 3 in place of the ERA5 grid (a target of step 5 too: its cold run)
 # Writes DIR/calibrate.txt, DIR/tc1/ (tc1.txt, tc1.json, tc1.svg), DIR/tune-*.json,
 # DIR/records-*.jsonl, DIR/steps.txt (each step's wall time) and DIR/summary.txt.
 set -euo pipefail
 
-weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full parts=tc1,kernels,transfer only_targets="" only_era5=""
+weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full parts=tc1,kernels,transfer only_targets="" only_era5="" imports=""
 while [ $# -gt 0 ]; do
     case $1 in
     --weather) weather=${2:?--weather needs a value}; shift 2 ;;
@@ -53,7 +59,8 @@ while [ $# -gt 0 ]; do
     --parts) parts=${2:?--parts needs a value}; shift 2 ;;
     --targets) only_targets=${2:?--targets needs a value}; shift 2 ;;
     --era5) only_era5=${2:?--era5 needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+    --import) imports=${2:?--import needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "weather_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -69,7 +76,7 @@ small) era5=2x36x64 source=2x20x32 others="4x36x64 4x20x32" rows=16,32 ;;
 *) echo "weather_h200.sh: error: --sizes is full, reduced or small, not '$sizes'" >&2; exit 2 ;;
 esac
 for p in ${parts//,/ }; do
-    case $p in tc1|kernels|transfer) ;; *) echo "weather_h200.sh: error: --parts takes tc1, kernels and transfer, not '$p'" >&2; exit 2 ;; esac
+    case $p in tc1|kernels|transfer|counters) ;; *) echo "weather_h200.sh: error: --parts takes tc1, kernels, transfer and counters, not '$p'" >&2; exit 2 ;; esac
 done
 has() { case ,$parts, in *,$1,*) return 0 ;; esac; return 1; }
 [ -z "$only_era5" ] || era5=$only_era5
@@ -173,6 +180,34 @@ else:
 PY
 }
 
+# counters OP: OP's dispatched kernel on the --era5 grid, its first launch
+# (the dispatch's check) measured by ncu, and the line of the table it makes
+ncu_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum
+ncu_metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+counters() {
+    local op=$1
+    step "counters $op" "$(tune_estimate "$op" "$era5")" ncu --metrics "$ncu_metrics" -k "regex:${op}_cuda" \
+        --launch-count 1 --csv --print-units base "$tessera" run "$op" --shape "$era5" --backend cuda --steps 1 \
+        --db "$out/records-counters.db" >"$out/counters-$op.csv" 2>"$out/counters-$op.err"
+    [ "$dry" = 1 ] && return 0
+    python3 - "$out/counters-$op.csv" "$op" "$era5" <<'PY' | tee -a "$out/summary.txt"
+import csv, math, sys
+path, op, shape = sys.argv[1:]
+rows = list(csv.reader(open(path)))   # the program's own output lines, then ncu's table
+head = next((i for i, r in enumerate(rows) if "Metric Name" in r and "Metric Value" in r), None)
+if head is None:
+    print("%-8s no counters (see counters-%s.err)" % (op, op)); sys.exit()
+h = rows[head]
+m = {r[h.index("Metric Name")]: float(r[h.index("Metric Value")].replace(",", ""))
+     for r in rows[head + 1:] if len(r) == len(h)}
+pts = math.prod(int(n) for n in shape.split("x"))
+dram = m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+print("%-8s %-14s %9.4f %8.2f %10.1f %9.1f%% %9.1f%%" % (op, shape, m["gpu__time_duration.sum"] * 1e-6, dram / pts,
+      32 * m["smsp__inst_executed.sum"] / pts, m["smsp__issue_active.avg.pct_of_peak_sustained_active"],
+      m["sm__warps_active.avg.pct_of_peak_sustained_active"]))
+PY
+}
+
 plan() {
     step calibrate 2 "$tessera" calibrate --backend "$backend" --db "$base_db" >"$out/calibrate.txt"
     if [ "$dry" = 0 ]; then
@@ -197,6 +232,18 @@ plan() {
         tune "sphdiff-$era5" "$diff_db" sphdiff "$era5" off
         table kernel "sphdiff-$era5"
         table step "sphadv-$era5-cold" "sphdiff-$era5"
+    fi
+
+    if has counters; then
+        if [ "$dry" = 0 ]; then
+            cp "$base_db" "$out/records-counters.db"
+            for f in ${imports//,/ }; do "$tessera" db import "$f" --db "$out/records-counters.db" >&2; done
+        fi
+        say ""
+        say "each kernel's dispatched config, its first launch under ncu (DRAM bytes, instructions per point)"
+        say "$(printf '%-8s %-14s %9s %8s %10s %10s %10s' kernel shape ms DRAM_B/pt instr/pt issue occupancy)"
+        counters sphadv
+        counters sphdiff
     fi
 
     if has transfer; then
