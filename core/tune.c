@@ -46,6 +46,18 @@ static void record(const tess_result *r, void *user) {
     if (ls->o->stop && ls->o->stop(r, ls->o->user)) ls->stopped = true;
 }
 
+/* Removes c from the proposals not yet placed (rest[0 .. *m - placed)),
+ * keeping their order; returns whether it was there. */
+static bool take_proposal(tess_config *rest, int *m, int placed, const tess_config *c) {
+    for (int i = 0; i < *m - placed; i++)
+        if (tess_config_equal(&rest[i], c)) {
+            memmove(rest + i, rest + i + 1, (size_t)(*m - placed - i - 1) * sizeof *rest);
+            (*m)--;
+            return true;
+        }
+    return false;
+}
+
 /* Why the loop must stop now, or NULL. */
 static const char *stop_reason(const tess_tune_loop_options *o, const loop_state *ls, double t0,
                                char *buf, size_t len) {
@@ -106,6 +118,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
         st = ev->ops->evaluate(ev, keep + i, k, record, &ls);
     }
     int stalls = 0, own = 0, next_warm = 0;
+    int first = tess_warm_first(nseed > 0 ? &keep[0] : NULL, o->priors, o->npriors, batch);
     while (!st && !ls.observe_error) {
         if (stop_reason(o, &ls, t0, why, sizeof why)) break;
         int max = batch;
@@ -116,8 +129,10 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
          * neighbourhood is evidence about this target, a transferred one a
          * guess (on the H200 recordings, sources whose best reached 85-90%
          * of the target's optimum delayed the hit that the cold search found
-         * there). Without a measured seed the source's best goes first. */
-        int nwarm = tess_warm_plan(own, next_warm, o->nwarm, nseed > 0 ? batch : 0, max, warm_slot);
+         * there). Without a measured seed the source's best goes first,
+         * and right after it when the source measured it far from its best
+         * (tess_warm_first). */
+        int nwarm = tess_warm_plan(own, next_warm, o->nwarm, first, max, warm_slot);
         int n = 0;
         if (nwarm < max) {
             double p0 = tess_now();
@@ -157,8 +172,12 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
         int k = 0;
         for (int i = 0, p = 0; i < max; i++) {
             if (warm_slot[i] || n == 0) {
+                /* a warm config the strategy proposed in this batch too
+                 * keeps its warm slot (a strategy whose priors came from the
+                 * same source is likely to propose the source's best) */
                 while (next_warm < o->nwarm && !(tess_space_valid(ev->space, &o->warm[next_warm]) &&
-                                                 tess_config_set_add(seen, &o->warm[next_warm])))
+                                                 (tess_config_set_add(seen, &o->warm[next_warm]) ||
+                                                  take_proposal(proposal + p, &m, p, &o->warm[next_warm]))))
                     next_warm++;
                 if (next_warm < o->nwarm) keep[k++] = o->warm[next_warm++];
             } else if (p < m) {

@@ -44,6 +44,15 @@ void tess_warm_start_describe(const tess_warm_start *w, char *buf, size_t len);
  * the search little. */
 int tess_warm_due(int k, int first);
 
+/* How many of the strategy's own proposals go before the first warm config
+ * (`first` of tess_warm_due): none without a measured default (dflt NULL);
+ * with one, the strategy's first batch (around it) goes first, unless the
+ * warm start's priors say that the source measured the default more than
+ * TESS_WARM_DEFAULT_MISS slower than its best: then the default's
+ * neighbourhood is a poorer bet than the source's best. */
+#define TESS_WARM_DEFAULT_MISS 1.1
+int tess_warm_first(const tess_config *dflt, const tess_prior *priors, int npriors, int batch);
+
 /* Plans the next batch of max slots: warm_slot[i] says whether slot i takes
  * the next warm config (own: the strategy's proposals placed so far, next:
  * the warm configs placed so far, of nwarm, first: as tess_warm_due), at

@@ -28,8 +28,12 @@
 /* Until this many observations every slot goes to the Gaussian process (the
  * first arm), the most sample-efficient technique while data is scarce (on
  * pnpoly the cost model's early share doubled the evaluations to 5%); with
- * priors from similar tasks the cost model is ready at once and the bandit
- * shares from the start (after the local search below, if any). Sharing
+ * priors from similar tasks the cost model is ready at once, but the source
+ * may mislead, so it gets every other slot and the others stay with the
+ * cold opening (the GP, random draws before the GP has data): between two
+ * recordings of heat3d4 512^3 whose optimum moved, a first batch all of the
+ * priors' picks took 35.5 and 36 evaluations to 5% against 25 and 23 cold,
+ * halved 33 and 26.5 (medians of 40 runs). Sharing
  * from 12 on instead of 24 took the two heat3d4 recordings from 29.5 and 27
  * to 25 and 23 evaluations to 5% (medians of 40 runs), pnpoly and
  * dedispersion unchanged within their spread. */
@@ -158,10 +162,12 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
     double score[NTECH];
     for (int a = 0; a < NTECH; a++) score[a] = arm_score(g, &g->arms[a]), order[a] = a;
     if (score[1] > score[0]) order[0] = 1, order[1] = 0;
+    bool opening = g->pool->n < GP_FIRST, hedged = opening && tess_pool_has_priors(g->pool);
     for (int s = k; s < max; s++) {
-        if (g->pool->n < GP_FIRST && !tess_pool_has_priors(g->pool)) {
-            slots[0]++;
-            g->arms[0].pending++;
+        if (opening) {
+            int a = hedged ? (s - k) % 2 : 0;
+            slots[a]++;
+            g->arms[a].pending++;
             continue;
         }
         int best = 0;
@@ -184,7 +190,9 @@ static tess_status agent_propose(void *state, tess_config *out, int max, int *n)
         k += got[a];
     }
     interleave(out, from, got, order);
-    /* slots a technique could not fill go to the others in order, then to random */
+    /* slots a technique could not fill go to the others in order, then to
+     * random; in a hedged opening the GP's go to random, as they do cold */
+    while (hedged && k < max && tess_pool_random(g->pool, &out[k])) k++;
     for (int a = 0; a < NTECH && k < max; a++) {
         int more = 0;
         tess_status st = arm_propose(g, a, out + k, max - k, &more);

@@ -26,7 +26,7 @@ tess_status tess_transfer_bench_warm(const tess_bench_space *source, const tess_
     size_t total = tess_replay_size(source->replay);
     ranked *r = malloc((total ? total : 1) * sizeof *r);
     int want = tess_warm_rows_wanted(top);
-    tess_record_row *rows = calloc((size_t)want, sizeof *rows);
+    tess_record_row *rows = calloc((size_t)want + 1, sizeof *rows);   /* and the default's */
     if (!r || !rows) {
         free(r), free(rows);
         return tess_error(TESS_ERR_NOMEM, "transfer benchmark");
@@ -42,16 +42,27 @@ tess_status tess_transfer_bench_warm(const tess_bench_space *source, const tess_
     tess_warm_input in = {.rows = rows, .source = {.similarity = 1.0, .best_ms = nok ? r[0].ms : INFINITY}};
     snprintf(in.source.task_key, sizeof in.source.task_key, "%s", source->name);
     tess_status st = TESS_OK;
-    for (size_t i = 0; i < nok && in.n < want && !st; i++) {
+    /* the fastest rows, and the first (fastest) that measures the target's default */
+    tess_record_row *row = malloc(sizeof *row);
+    tess_config dflt;
+    tess_space_default(target, &dflt);
+    if (!row) st = tess_error(TESS_ERR_NOMEM, "transfer benchmark");
+    for (size_t i = 0; i < nok && (in.n < want || !in.dflt) && !st; i++) {
         tess_config c;
         tess_replay_point(source->replay, r[i].point, &c, NULL, NULL);
-        st = tess_config_format(source->space, &c, rows[in.n].config, sizeof rows[in.n].config);
-        rows[in.n].status = TESS_RESULT_OK;
-        rows[in.n++].time_ms = r[i].ms;
+        st = tess_config_format(source->space, &c, row->config, sizeof row->config);
+        row->status = TESS_RESULT_OK;
+        row->time_ms = r[i].ms;
+        if (!in.dflt && tess_warm_row_measures(target, row, &dflt)) {
+            rows[want] = *row;
+            in.dflt = &rows[want];
+        }
+        if (in.n < want) rows[in.n++] = *row;
     }
     if (!st) st = tess_warm_start_from(target, &in, nok ? 1 : 0, top, out);
     free(r);
     free(rows);
+    free(row);
     return st;
 }
 

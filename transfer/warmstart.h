@@ -26,7 +26,15 @@ typedef struct tess_warm_input {
     tess_warm_source source;
     const tess_record_row *rows;
     int n;
+    /* the source's ok result for the target space's default config, however
+     * slow (NULL: none): a prior that tells the search loop whether the
+     * source found the default far from its best (tess_warm_first) */
+    const tess_record_row *dflt;
 } tess_warm_input;
+
+/* Whether `row` is a measurement of config c of `space`: its config text
+ * maps exactly onto c (tess_config_map). */
+bool tess_warm_row_measures(const tess_space *space, const tess_record_row *row, const tess_config *c);
 
 /* How many of a source's fastest results a warm start of per_source configs
  * reads (the configs, and the priors). */
@@ -37,9 +45,11 @@ int tess_warm_rows_wanted(int per_source);
  * benchmark): up to nsrc * per_source configs mapped into `space`
  * (tess_config_map), shared among the sources in proportion to their
  * similarity, each source giving its fastest configs not yet taken, none
- * slower than TESS_WARM_MAX_SLOWDOWN times its best; and every row mapped as
- * a prior, its time relative to its source's best, weighted by the source's
- * similarity. Sources must be most similar first, at most
+ * slower than TESS_WARM_MAX_SLOWDOWN times its best; and as priors, their
+ * times relative to their source's best, weighted by the source's
+ * similarity, the rows whose configs `space` holds exactly (once each, the
+ * first: the most similar source's fastest), and each source's result for
+ * the default config. Sources must be most similar first, at most
  * TESS_WARM_MAX_SOURCES. */
 tess_status tess_warm_start_from(const tess_space *space, const tess_warm_input *in, int nsrc, int per_source,
                                  tess_warm_start *out);
@@ -54,7 +64,9 @@ tess_status tess_warm_start_build(tess_records *db, const tess_task_profile *tar
 /* Maps "name=value,..." from another space into this one: each parameter
  * takes the nearest legal value (log scale for positive numbers, the same
  * label for categories), missing ones the default; an illegal result is
- * repaired by the nearest legal neighbour. TESS_ERR_NOTFOUND if none. */
-tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out);
+ * repaired by the nearest legal neighbour. TESS_ERR_NOTFOUND if none.
+ * *exact (when not NULL) tells whether the result is the config the text
+ * names: every value found as written and no repair needed. */
+tess_status tess_config_map(const tess_space *space, const char *text, tess_config *out, bool *exact);
 
 #endif

@@ -253,6 +253,65 @@ static void test_warm_plan(void) {
     CHECK(tess_warm_plan(4, 0, 3, 4, 4, w) == 1 && w[0]);
 }
 
+/* The first batch goes before the source's best unless the source measured
+ * the default more than 10% slower than its best. */
+static void test_warm_first(void) {
+    tess_space *s = synthetic_space();
+    tess_config dflt, other;
+    tess_space_default(s, &dflt);
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &other));
+    tess_prior priors[2] = {{.config = other, .rel_log_time = 0}, {.config = dflt, .rel_log_time = log(1.2)}};
+    CHECK(tess_warm_first(NULL, priors, 2, 8) == 0);        /* no measured default */
+    CHECK(tess_warm_first(&dflt, priors, 1, 8) == 8);       /* the source did not measure it */
+    CHECK(tess_warm_first(&dflt, priors, 2, 8) == 0);       /* 1.2x its best there */
+    priors[1].rel_log_time = log(1.05);
+    CHECK(tess_warm_first(&dflt, priors, 2, 8) == 8);
+    tess_space_destroy(s);
+}
+
+/* A strategy that proposes the configs of `listed` in order. */
+static const tess_config *listed;
+static int nlisted;
+static tess_status listed_create(const tess_space *s, const tess_strategy_options *o, void **state) {
+    (void)s, (void)o;
+    *state = calloc(1, sizeof(int));
+    return *state ? TESS_OK : TESS_ERR_NOMEM;
+}
+static tess_status listed_propose(void *state, tess_config *out, int max, int *n) {
+    int *next = state;
+    for (*n = 0; *n < max && *next < nlisted; (*n)++) out[*n] = listed[(*next)++];
+    return TESS_OK;
+}
+static tess_status listed_observe(void *state, const tess_config *c, tess_outcome st, double t) {
+    (void)state, (void)c, (void)st, (void)t;
+    return TESS_OK;
+}
+static void listed_destroy(void *state) { free(state); }
+
+/* A warm config that the strategy proposes in the same batch keeps its warm
+ * slot: the source's best first, not the next warm config. */
+static void test_warm_also_proposed(void) {
+    tess_space *s = synthetic_space();
+    tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 2};
+    tess_config warm[2], own[2];
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &warm[0]));
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=8,order=zyx,tile=16", &warm[1]));
+    own[0] = warm[0];
+    CHECK_OK(tess_config_parse(s, "block_x=32,block_y=4,unroll=4,order=zyx,tile=2", &own[1]));
+    listed = own, nlisted = 2;
+    const tess_strategy_ops echo = {"listed", "proposes a fixed list", listed_create, listed_propose,
+                                    listed_observe, listed_destroy};
+    evaluated e = {.n = 0};
+    tess_tune_loop_options lo = {.strategy = &echo, .budget = 2, .seed = 1, .batch = 2, .warm = warm, .nwarm = 2,
+                                 .strict = true, .on_result = keep_config, .user = &e};
+    tess_tune_outcome out;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    CHECK_MSG(e.n == 2 && tess_config_equal(&e.c[0], &warm[0]) && tess_config_equal(&e.c[1], &own[1]),
+              "%d evaluations, the first %s the source's best", e.n,
+              e.n && tess_config_equal(&e.c[0], &warm[0]) ? "is" : "is not");
+    tess_space_destroy(s);
+}
+
 /* The loop interleaves warm configs: after the strategy's first batch when
  * the default was measured, at once without one; a warm config slower than
  * the best so far (here one that fails) drops the rest. */
@@ -399,6 +458,8 @@ int main(void) {
     test_reproducible();
     test_seeds_first();
     test_warm_plan();
+    test_warm_first();
+    test_warm_also_proposed();
     test_warm_interleaved();
     test_rule_breaker();
     test_agent_starts_near_default();

@@ -2,6 +2,7 @@
  * differently, warm starts built from recorded tasks (distinct, the more
  * similar task first, nothing much slower than a source's best), and the
  * same source warm-starting `tune` and `bench transfer` alike. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,9 +33,17 @@ static void test_map(void) {
     tess_space *s = spec_like();
     tess_config c;
     char text[256];
-    CHECK_OK(tess_config_map(s, "block_x=16,zstream=on,chunk_z=16,items_x=2,min_blocks=0,store=plain", &c));
+    CHECK_OK(tess_config_map(s, "block_x=16,zstream=on,chunk_z=16,items_x=2,min_blocks=0,store=plain", &c, NULL));
     CHECK_OK(tess_config_format(s, &c, text, sizeof text));
     CHECK_MSG(strcmp(text, "block_x=32,ppt_x=2,stream=1,chunk=16,staging=ldg,min_blocks=1") == 0, "%s", text);
+    /* exact: every value as written (synonyms and on/off for 0/1 included) */
+    bool exact = false;
+    CHECK_OK(tess_config_map(s, "block_x=64,items_x=2,zstream=on,chunk=16,staging=shared", &c, &exact));
+    CHECK(exact);
+    CHECK_OK(tess_config_map(s, "block_x=48,ppt_x=2", &c, &exact));   /* to 64, nearer in log */
+    CHECK_MSG(!exact && c.v[0] == 1, "block_x=48 snapped to index %d, %s", c.v[0], exact ? "exact" : "not exact");
+    CHECK_OK(tess_config_map(s, "block_x=64,staging=texture", &c, &exact));
+    CHECK(!exact);
     tess_space_destroy(s);
 
     /* the other way: 0/1 into on/off labels */
@@ -42,7 +51,7 @@ static void test_map(void) {
     static const char *const on_off[] = {"off", "on"};
     CHECK_OK(tess_space_add_labels(h, "zstream", 2, on_off, 0));
     CHECK_OK(tess_space_add(h, "chunk_z", 3, (const double[]){1, 8, 32}, 0));
-    CHECK_OK(tess_config_map(h, "stream=1,chunk=16", &c));
+    CHECK_OK(tess_config_map(h, "stream=1,chunk=16", &c, NULL));
     CHECK_OK(tess_config_format(h, &c, text, sizeof text));
     CHECK_MSG(strcmp(text, "zstream=on,chunk_z=8") == 0, "%s", text);
     tess_space_destroy(h);
@@ -52,7 +61,7 @@ static void test_map(void) {
     tess_space *o = spec_like();
     CHECK_OK(tess_space_add(o, "prefetch", 4, (const double[]){1, 2, 3, 4}, 2));
     CHECK_OK(tess_space_set_optional(o, "prefetch", 1));
-    CHECK_OK(tess_config_map(o, "block_x=64,staging=shared", &c));
+    CHECK_OK(tess_config_map(o, "block_x=64,staging=shared", &c, NULL));
     CHECK_OK(tess_config_format(o, &c, text, sizeof text));
     CHECK_MSG(strcmp(text, "block_x=64,ppt_x=1,stream=0,chunk=4,staging=shared,min_blocks=2,prefetch=1") == 0, "%s",
               text);
@@ -126,10 +135,49 @@ static void test_build(void) {
     int want[] = {1, 2, 0, 3};
     CHECK_MSG(w.n == 4, "%d warm configs", w.n);
     for (int i = 0; i < w.n && i < 4; i++) CHECK_MSG(w.configs[i].v[0] == want[i], "config %d: %d", i, w.configs[i].v[0]);
+    /* one prior per config, the most similar source's fastest: 64 (1.0, not
+     * 1.01), 128, 32 and 256 of the near task; the far task's two configs
+     * are held already */
+    const int prior_bx[] = {1, 2, 0, 3};
+    const double prior_ms[] = {1.0, 1.02, 1.1, 2.0};
+    CHECK_MSG(w.npriors == 4, "%d priors", w.npriors);
+    for (int i = 0; i < w.npriors && i < 4; i++)
+        CHECK_MSG(w.priors[i].config.v[0] == prior_bx[i] && fabs(w.priors[i].rel_log_time - log(prior_ms[i])) < 1e-12,
+                  "prior %d: block_x index %d, %g", i, w.priors[i].config.v[0], w.priors[i].rel_log_time);
     tess_warm_start_free(&w);
     tess_space_destroy(s);
     tess_records_close(db);
     scratch_remove(dir, db_files, 3);
+}
+
+/* A source's result for the target's default becomes a prior however slow,
+ * beside its fastest rows. */
+static void test_default_prior(void) {
+    tess_space *s = tess_space_create();
+    CHECK_OK(tess_space_add(s, "block_x", 4, (const double[]){32, 64, 128, 256}, 2));   /* default 128 */
+    tess_record_row *rows = calloc(3, sizeof *rows);
+    CHECK(rows != NULL);
+    if (!rows) return;
+    const char *configs[] = {"block_x=64", "block_x=256", "block_x=128"};
+    const double ms[] = {1.0, 1.1, 3.0};
+    for (int i = 0; i < 3; i++) {
+        snprintf(rows[i].config, sizeof rows[i].config, "%s", configs[i]);
+        rows[i].status = TESS_RESULT_OK;
+        rows[i].time_ms = ms[i];
+    }
+    tess_config dflt;
+    tess_space_default(s, &dflt);
+    CHECK(!tess_warm_row_measures(s, &rows[0], &dflt) && tess_warm_row_measures(s, &rows[2], &dflt));
+    tess_warm_input in = {.source = {.similarity = 1}, .rows = rows, .n = 2, .dflt = &rows[2]};
+    tess_warm_start w;
+    CHECK_OK(tess_warm_start_from(s, &in, 1, 2, &w));
+    CHECK_MSG(w.n == 2 && w.npriors == 3, "%d configs, %d priors", w.n, w.npriors);
+    if (w.npriors == 3)
+        CHECK(tess_config_equal(&w.priors[2].config, &dflt) && fabs(w.priors[2].rel_log_time - log(3.0)) < 1e-12);
+    CHECK(tess_warm_first(&dflt, w.priors, w.npriors, 8) == 0);   /* 3x the source's best: its best first */
+    tess_warm_start_free(&w);
+    free(rows);
+    tess_space_destroy(s);
 }
 
 /* ---- tune and bench transfer warm-start alike ------------------------------ */
@@ -342,6 +390,7 @@ int main(void) {
     CHECK_OK(tess_register_builtin());
     test_map();
     test_build();
+    test_default_prior();
     test_tune_and_bench_alike();
     test_old_records();
     return check_finish("test_warmstart");
