@@ -249,9 +249,10 @@ plan() {
     if has transfer; then
         say ""
         say "sphadv tuned at $source, then warm (from its records alone) and cold on each target"
-        # Batches of 2 for these tunes, warm and cold alike: the search places
-        # the source's best after its own first batch, which by default (32 on
-        # cuda) would be later than the whole budget.
+        # Batches of 2 for these tunes, warm and cold alike: unless the source
+        # measured its default more than 10% slower than its best, the search
+        # places the source's best after its own first batch, which by default
+        # (32 on cuda) would be later than the whole budget.
         tune "sphadv-$source" "$warm_db" sphadv "$source" off --batch 2
         say "$(printf '%-14s %8s %10s %10s %6s %13s' target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
         local t
