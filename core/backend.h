@@ -35,6 +35,10 @@ typedef struct tess_kernel_metrics {
     int local_bytes;           /* per thread; > 0 means spills or local arrays */
     double occupancy;          /* active warps / max warps per SM, 0..1 */
     double power_w;            /* average board power while timing; -1 if unknown */
+    /* The largest error verification saw, over every output and input set:
+     * max |out - ref| / (scale + |ref|), the unit of the tolerance; -1 if
+     * unknown (not verified elementwise, or not verified yet). */
+    double max_error;
 } tess_kernel_metrics;
 
 /* One kernel's outcome in a batch compilation. */
@@ -96,11 +100,12 @@ typedef struct tess_backend_ops {
      * the backend's memory, by the test of tess_problem_verify. counts[0]:
      * unwritten elements (NaN where the reference is not), counts[1]: the
      * first one's index; counts[2], counts[3]: the same for wrong elements
-     * (INT64_MAX when there is none). TESS_ERR_ARG for a dtype it cannot
-     * compare (cuda: other than f32, f64, bf16, f16): the caller then
-     * compares on the host. */
+     * (INT64_MAX when there is none); *max_error: the largest error of an
+     * element, as tess_problem_error measures it. TESS_ERR_ARG for a dtype
+     * it cannot compare (cuda: other than f32, f64, bf16, f16): the caller
+     * then compares on the host. */
     tess_status (*compare)(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
-                           double tol, double scale, int64_t counts[4]);
+                           double tol, double scale, int64_t counts[4], double *max_error);
     /* Optional: sets scalar argument `index` of a loaded module (value has
      * the type the source declared for it) for the runs that follow; a
      * module starts with the values emit chose. TESS_ERR_ARG for an index

@@ -109,13 +109,16 @@ const void *tess_problem_input(const tess_problem *p, int b) {
  * the first index of each: the parallel pass that every candidate pays. */
 typedef struct check_counts {
     int64_t unwritten, first_unwritten, wrong, first_wrong;
+    double max_error;   /* tess_problem_error's largest */
 } check_counts;
 
 #define COUNT_MISMATCHES(LOAD)                                                            \
     do {                                                                                  \
-        _Pragma("omp parallel for reduction(+ : unwritten, wrong) reduction(min : first_unwritten, first_wrong)") \
+        _Pragma("omp parallel for reduction(+ : unwritten, wrong) reduction(min : first_unwritten, first_wrong) reduction(max : max_error)") \
         for (int64_t i = 0; i < n; i++) {                                                 \
-            int k = tess_verify_element(LOAD(got_v, i), LOAD(want_v, i), tol, scale);     \
+            const double g = LOAD(got_v, i), w = LOAD(want_v, i), e = tess_problem_error(g, w, scale); \
+            int k = tess_verify_element(g, w, tol, scale);                                \
+            if (e > max_error) max_error = e;                                             \
             if (k == 1) {                                                                 \
                 unwritten++;                                                              \
                 if (i < first_unwritten) first_unwritten = i;                             \
@@ -133,10 +136,11 @@ typedef struct check_counts {
 static check_counts count_mismatches(const void *got_v, const void *want_v, tess_dtype t, int64_t n,
                                      double tol, double scale) {
     int64_t unwritten = 0, wrong = 0, first_unwritten = INT64_MAX, first_wrong = INT64_MAX;
+    double max_error = 0;
     if (t == TESS_F32) COUNT_MISMATCHES(LOAD_F32);
     else if (t == TESS_F64) COUNT_MISMATCHES(LOAD_F64);
     else COUNT_MISMATCHES(LOAD_ANY);
-    return (check_counts){unwritten, first_unwritten, wrong, first_wrong};
+    return (check_counts){unwritten, first_unwritten, wrong, first_wrong, max_error};
 }
 
 bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_result *res) {
@@ -151,7 +155,10 @@ bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_res
                          (long long)k.first_unwritten);
         return false;
     }
-    if (!k.wrong) return true;
+    if (!k.wrong) {
+        if (k.max_error > res->metrics.max_error) res->metrics.max_error = k.max_error;
+        return true;
+    }
     /* The rare failing case: find the worst element serially. */
     int64_t worst = k.first_wrong;
     double worst_excess = 0;
@@ -191,22 +198,27 @@ size_t tess_problem_largest_output(const tess_problem *p) {
     return largest;
 }
 
-/* Output b compared on the device: 1 correct, 0 the host must look (a
- * mismatch, whose message the host check writes, or a dtype the backend does
- * not compare), -1 the backend failed. */
+/* Output b compared on the device: 1 correct (res's max_error raised to its
+ * largest error), 0 the host must look (a mismatch, whose message the host
+ * check writes, or a dtype the backend does not compare), -1 the backend
+ * failed. */
 static int compare_on_device(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *const *bufs,
-                             void **refs, int b) {
+                             void **refs, int b, tess_result *res) {
     if (!refs || !refs[b] || !be->compare) return 0;
     const tess_buffer_spec *spec = &p->buffers.spec[b];
     int64_t k[4];
-    tess_status st = be->compare(ctx, bufs[b], refs[b], spec->dtype, spec->count, p->tolerance[b], p->scale, k);
+    double max_error = -1;
+    tess_status st = be->compare(ctx, bufs[b], refs[b], spec->dtype, spec->count, p->tolerance[b], p->scale, k,
+                                 &max_error);
     if (st == TESS_ERR_ARG) {   /* not comparable there: the host checks from now on */
         be->release(ctx, refs[b]);
         refs[b] = NULL;
         return 0;
     }
     if (st) return -1;
-    return k[0] == 0 && k[2] == 0;
+    if (k[0] != 0 || k[2] != 0) return 0;
+    if (max_error > res->metrics.max_error) res->metrics.max_error = max_error;
+    return 1;
 }
 
 tess_status tess_problem_run_check(const tess_problem *p, const tess_backend_ops *be, void *ctx, void *module,
@@ -226,7 +238,7 @@ tess_status tess_problem_run_check(const tess_problem *p, const tess_backend_ops
     for (int b = 0; b < p->buffers.n; b++) {
         const tess_buffer_spec *spec = &p->buffers.spec[b];
         if (!tess_buffer_is_output(spec)) continue;
-        int on_device = compare_on_device(p, be, ctx, bufs, refs, b);
+        int on_device = compare_on_device(p, be, ctx, bufs, refs, b, res);
         if (on_device == 1) continue;
         if (on_device < 0) {
             tess_result_fail(res, TESS_RESULT_RUNTIME_ERROR, "verification: %s", tess_errmsg());

@@ -10,6 +10,7 @@
 #ifndef TESS_PROBLEM_H
 #define TESS_PROBLEM_H
 
+#include <math.h>
 #include "op.h"
 #include "result.h"
 
@@ -46,7 +47,8 @@ const void *tess_problem_input(const tess_problem *p, int b);
  * with NaN before the run), NaN and Inf only where the reference has them,
  * and within tolerance * (scale + |ref|), or by the operator's verify hook.
  * On a mismatch fails res with TESS_RESULT_WRONG_RESULT and a message naming
- * the worst element, and returns false. */
+ * the worst element, and returns false; on a match raises
+ * res->metrics.max_error to the output's largest error (elementwise checks). */
 bool tess_problem_verify(const tess_problem *p, int b, const void *got, tess_result *res);
 
 /* Uploads the problem's inputs (IN and INOUT buffers) into bufs, one device
@@ -80,6 +82,17 @@ static inline int tess_verify_element(double got, double want, double tol, doubl
     if (got - got != 0 || want - want != 0) return got == want ? 0 : 2;   /* an Inf on either side */
     double d = got > want ? got - want : want - got;
     return d <= tol * (scale + (want < 0 ? -want : want)) ? 0 : 2;
+}
+
+/* The error of one element in the tolerance's unit, |got - want| / (scale +
+ * |want|): 0 where both are NaN or the same infinity, infinite where only
+ * one is not finite. What tess_kernel_metrics.max_error collects; the
+ * backends' device comparisons measure it the same way. */
+static inline double tess_problem_error(double got, double want, double scale) {
+    if (got != got || want != want) return got != got && want != want ? 0 : INFINITY;
+    if (got - got != 0 || want - want != 0) return got == want ? 0 : INFINITY;
+    double d = got > want ? got - want : want - got, unit = scale + (want < 0 ? -want : want);
+    return d == 0 ? 0 : unit > 0 ? d / unit : INFINITY;
 }
 
 #endif

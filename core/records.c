@@ -23,7 +23,7 @@
 #include "records.h"
 #include "records_internal.h"
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define APPLICATION "tessera"
 #define BUSY_TIMEOUT_MS 15000
 
@@ -68,7 +68,7 @@ static const char schema_sql[] =
     "  gbps REAL, gflops REAL, compile_ms REAL,"
     "  registers INTEGER, smem_static INTEGER, smem_dynamic INTEGER, local_bytes INTEGER,"
     "  occupancy REAL, power_w REAL, strategy TEXT NOT NULL DEFAULT '',"
-    "  created_at TEXT NOT NULL);"
+    "  created_at TEXT NOT NULL, max_error REAL);"
     "CREATE TABLE IF NOT EXISTS best ("
     "  task_id INTEGER NOT NULL REFERENCES tasks(id),"
     "  device_id INTEGER NOT NULL REFERENCES devices(id),"
@@ -130,6 +130,7 @@ const tess_column tess_result_columns[] = {
     METRIC_COL(TESS_COL_REAL, power_w),
     TEXT_COL(tess_record_row, strategy, 0),
     TEXT_COL(tess_record_row, created_at, TESS_COL_REQUIRED),
+    METRIC_COL(TESS_COL_REAL, max_error),
 };
 const int tess_result_ncolumns = sizeof tess_result_columns / sizeof tess_result_columns[0];
 
@@ -422,6 +423,9 @@ static const char *const migrations[] = {
     "ALTER TABLE devices ADD COLUMN mma_f16_gflops_at TEXT;"
     "ALTER TABLE devices ADD COLUMN mma_fp8_gflops REAL NOT NULL DEFAULT 0;"
     "ALTER TABLE devices ADD COLUMN mma_fp8_gflops_at TEXT;",
+    /* 4: results gain the largest error their verification saw; earlier
+     * ones did not measure it (NULL: unknown). */
+    "ALTER TABLE results ADD COLUMN max_error REAL;",
 };
 
 /* Brings a database of an older schema version up to SCHEMA_VERSION in one

@@ -20,7 +20,8 @@ typedef struct tess_result {
 } tess_result;
 
 void tess_result_init(tess_result *r, const tess_config *c);
-/* Sets a failed status with a formatted message; time becomes INFINITY. */
+/* Sets a failed status with a formatted message; time becomes INFINITY and
+ * the error unknown. */
 void tess_result_fail(tess_result *r, tess_outcome status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

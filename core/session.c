@@ -54,6 +54,13 @@ static void on_result(const tess_result *r, void *user) {
         rec->report->default_ms = r->time_ms;
         rec->report->default_spread = r->spread;
     }
+    if (rec->report && r->status == TESS_RESULT_OK && r->time_ms < rec->report->best_exact_ms &&
+        tess_space_config_exact(rec->space, &r->config)) {
+        tess_config_format(rec->space, &r->config, rec->report->best_exact_config,
+                           sizeof rec->report->best_exact_config);
+        rec->report->best_exact_ms = r->time_ms;
+        rec->report->best_exact_error = r->metrics.max_error;
+    }
     if (tess_config_format(rec->space, &r->config, config, sizeof config) == TESS_OK) {
         tess_status st = tess_records_put_result(rec->db, rec->run_id, config, r, origin);
         if (st && !rec->db_error) rec->db_error = st;
@@ -71,6 +78,7 @@ static void fill_report(const tess_session *s, const tess_space *space, const te
         report->best_gbps = out->best.gbps;
         report->best_gflops = out->best.gflops;
         report->best_spread = out->best.spread;
+        report->best_error = out->best.metrics.max_error;
     } else {
         report->best_ms = INFINITY;
     }
@@ -101,7 +109,11 @@ tess_status tess_session_search(const tess_session *s, const tess_space *space, 
     const tess_strategy_ops *strategy;
     tess_status st = tess_session_strategy(opt, &strategy);
     if (st) return st;
-    if (report) memset(report, 0, sizeof *report);
+    if (report) {
+        memset(report, 0, sizeof *report);
+        report->best_exact_ms = INFINITY;
+        report->best_error = report->best_exact_error = -1;
+    }
     /* The default first (the baseline of every speedup), then the warm start
      * (interleaved with the strategy's proposals). */
     tess_config dflt;

@@ -28,6 +28,7 @@ typedef struct param {
     bool log_scale;         /* all values positive: encode by log position */
     double enc_lo, enc_hi;  /* log range used by the encoding */
     int absent_index;       /* optional: the value a config text that leaves it out means; -1 if required */
+    int exact_index;        /* a shortcut: the value that computes exactly; -1 if it is no shortcut */
 } param;
 
 typedef struct constraint {
@@ -139,6 +140,7 @@ static tess_status commit_param(tess_space *s, param *q, const char *name, int n
     q->n = n;
     q->default_index = default_index;
     q->absent_index = -1;
+    q->exact_index = -1;
     finish_param(q);
     s->np++;
     drop_legal_cache(s);
@@ -247,6 +249,21 @@ tess_status tess_space_set_optional(tess_space *s, const char *name, double abse
     if (i < 0) return tess_error(TESS_ERR_ARG, "space: %g is not a value of '%s'", absent, name);
     s->p[p].absent_index = i;
     return TESS_OK;
+}
+
+tess_status tess_space_set_shortcut(tess_space *s, const char *name, double exact) {
+    int p = tess_space_param_index(s, name);
+    if (p < 0) return tess_error(TESS_ERR_ARG, "space: no parameter '%s' to mark as a shortcut", name ? name : "(null)");
+    int i = tess_space_value_index(s, p, exact);
+    if (i < 0) return tess_error(TESS_ERR_ARG, "space: %g is not a value of '%s'", exact, name);
+    s->p[p].exact_index = i;
+    return TESS_OK;
+}
+
+bool tess_space_config_exact(const tess_space *s, const tess_config *c) {
+    for (int p = 0; p < s->np; p++)
+        if (s->p[p].exact_index >= 0 && c->v[p] != s->p[p].exact_index) return false;
+    return true;
 }
 
 void tess_space_fill_absent(const tess_space *s, tess_config *c) {

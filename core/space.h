@@ -50,6 +50,11 @@ tess_status tess_space_set_optional(tess_space *s, const char *name, double abse
 /* Sets the optional parameters of c to their absent values: what a config
  * text that names none of them means. */
 void tess_space_fill_absent(const tess_space *s, tess_config *c);
+/* Marks a parameter as a shortcut (a fast intrinsic, an approximation,
+ * offered under an error budget) whose value `exact` computes exactly. */
+tess_status tess_space_set_shortcut(tess_space *s, const char *name, double exact);
+/* Whether c takes no shortcut: every shortcut parameter at its exact value. */
+bool tess_space_config_exact(const tess_space *s, const tess_config *c);
 /* Adds a constraint. `what` describes it for messages (e.g. "block_x*block_y <= 1024").
  * The user pointer is borrowed and must outlive the space. */
 tess_status tess_space_add_constraint(tess_space *s, tess_constraint_fn fn, void *user,

@@ -152,6 +152,16 @@ typedef struct tess_tune_report {
      * so its bandwidth is no fraction of the memory's. */
     double best_spread, default_spread;
     double working_set_bytes, cache_bytes;
+    /* The largest error the best config's verification saw, in the
+     * tolerance's unit: max |out - ref| / (scale + |ref|) over its outputs
+     * and input sets; -1 if unknown (an operator that verifies otherwise). */
+    double best_error;
+    /* The best config of this run that takes no shortcut (every shortcut
+     * parameter at its exact value; every config, without an error budget),
+     * its time and largest error: beside the best, what the shortcuts gain
+     * and cost. "" and INFINITY when none ran correctly. */
+    char best_exact_config[512];
+    double best_exact_ms, best_exact_error;
 } tess_tune_report;
 
 /* The name of outcome i of tess_tune_report.status_counts ("ok",

@@ -92,6 +92,11 @@ module tessera
     ! last-level cache (a working set that fits is timed from the cache).
     real(real64) :: best_spread = 0, default_spread = 0
     real(real64) :: working_set_bytes = 0, cache_bytes = 0
+    ! The largest error the best config's verification saw (-1: unknown),
+    ! and the best config that takes no shortcut, its time and error.
+    real(real64) :: best_error = -1
+    character(len=512) :: best_exact_config = ''
+    real(real64) :: best_exact_ms = 0, best_exact_error = -1
   end type
 
   interface tess_array
@@ -270,6 +275,10 @@ contains
     r%default_spread = c%default_spread
     r%working_set_bytes = c%working_set_bytes
     r%cache_bytes = c%cache_bytes
+    r%best_error = c%best_error
+    r%best_exact_config = chars_string(c%best_exact_config)
+    r%best_exact_ms = c%best_exact_ms
+    r%best_exact_error = c%best_exact_error
   end function
 
   ! ---- kernels -----------------------------------------------------------------

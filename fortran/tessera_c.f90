@@ -63,6 +63,9 @@ module tessera_c
     character(kind=c_char) :: transfer_from(1024)
     real(c_double) :: best_spread, default_spread
     real(c_double) :: working_set_bytes, cache_bytes
+    real(c_double) :: best_error
+    character(kind=c_char) :: best_exact_config(512)
+    real(c_double) :: best_exact_ms, best_exact_error
   end type
 
   type, bind(c), public :: c_dispatch_options

@@ -24,6 +24,12 @@ double tess_error_budget(const tess_task *t) {
     return tess_task_attr_real(t, "error_budget", 0, &budget) ? 0 : budget;
 }
 
+tess_status tess_shortcut_add(tess_space *s, const char *name, double exact, double fast) {
+    const double values[] = {exact, fast};
+    tess_status st = tess_space_add(s, name, 2, values, 0);
+    return st ? st : tess_space_set_shortcut(s, name, exact);
+}
+
 double tess_storage_tolerance(const tess_task *t) {
     /* one unit in the last place of the storage (both sides are rounded to
      * it), and room for f32 arithmetic */

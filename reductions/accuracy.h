@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 #include "core/op.h"
+#include "core/space.h"
 
 /* The attribute declaration every operator with shortcuts carries. */
 #define TESS_ERROR_BUDGET_ATTR                                                               \
@@ -29,6 +30,11 @@
 tess_status tess_storage_check(const tess_op *op, const tess_task *t);
 /* The task's error_budget (0 when absent). */
 double tess_error_budget(const tess_task *t);
+/* Adds shortcut parameter `name` to a space, its values {exact, fast}
+ * (max_sub: {1, 0}), the exact one the default and marked so
+ * (tess_space_set_shortcut): a budget's report names the best config that
+ * takes no shortcut beside the best one. */
+tess_status tess_shortcut_add(tess_space *s, const char *name, double exact, double fast);
 /* The accepted error of an output of the task's dtype: exact + budget. */
 double tess_storage_tolerance(const tess_task *t);
 

@@ -1,7 +1,8 @@
 /*
  * activation_cpu.c - C/OpenMP code generation for the activations: one
  * loop over the elements shared by the threads (a static schedule), the
- * formulas of templates/activation.h in f32. Tunables: threads, simd
+ * formulas of templates/activation.h in f32, on exp, erf and tanh that
+ * vectorize (templates/exp_poly.c, erf_tanh_poly.c). Tunables: threads, simd
  * (`omp simd` on the loop). Shortcuts, with an error budget: approx (gelu:
  * the tanh form on |x| <= 3, exact erf outside), fast_math (-ffast-math).
  */
@@ -13,6 +14,8 @@
 #include "cpu_common.h"
 
 extern const char tess_src_reductions_templates_storage_c[];
+extern const char tess_src_reductions_templates_exp_poly_c[];
+extern const char tess_src_reductions_templates_erf_tanh_poly_c[];
 extern const char tess_src_reductions_templates_activation_h[];
 
 tess_status tess_activation_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev,
@@ -23,8 +26,8 @@ tess_status tess_activation_cpu_space(const tess_op *op, const tess_task *t, con
     const double flag[] = {0, 1};
     tess_status st = tess_cpu_add_threads(s, dev);
     if (!st) st = tess_space_add(s, "simd", 2, flag, 1);
-    if (!st && shortcuts && gelu) st = tess_space_add(s, "approx", 2, flag, 0);
-    if (!st && shortcuts) st = tess_space_add(s, "fast_math", 2, flag, 0);
+    if (!st && shortcuts && gelu) st = tess_shortcut_add(s, "approx", 0, 1);
+    if (!st && shortcuts) st = tess_shortcut_add(s, "fast_math", 0, 1);
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -54,10 +57,13 @@ tess_status tess_activation_cpu_emit(const tess_op *op, const tess_task *t, cons
     tess_strbuf_printf(&b,
         "#include <math.h>\n\n"
         "#define N %lldLL\n#define THREADS %d\n"
-        "#define ACT_FN static inline\n#define FAST_EXP_F expf\n"
+        "#define ACT_FN static inline\n#define EXP_F exp_poly\n#define ERF_F erf_poly\n#define TANH_F tanh_poly\n"
+        "#define FAST_EXP_F exp_poly\n#define HW_TANH 0\n"
         "#define %s 1\n#define APPROX %d\n#define FAST_TANH 0\n#define FAST_EXP 0\n",
         (long long)tess_shape_elements(t->shape, t->ndim), (int)tess_config_get(s, c, "threads"), info->macro,
         approx);
+    tess_strbuf_puts(&b, tess_src_reductions_templates_exp_poly_c);
+    tess_strbuf_puts(&b, tess_src_reductions_templates_erf_tanh_poly_c);
     tess_strbuf_puts(&b, tess_src_reductions_templates_activation_h);
     tess_strbuf_printf(&b,
         "\nvoid tess_%s(void *const *buffers) {\n"

@@ -7,7 +7,7 @@
  *   items   vectors per thread, BLOCK apart (loads in flight)
  * Shortcut, with an error budget, one per operator (tess_activation_info):
  * approx (gelu), fast_tanh (gelu_tanh), fast_exp (silu, swiglu); __expf is
- * the fast exp.
+ * the fast exp, tanh.approx.f32 the fast tanh.
  */
 #include <stdio.h>
 #include "core/error.h"
@@ -23,13 +23,13 @@ tess_status tess_activation_cuda_space(const tess_op *op, const tess_task *t, co
                                        tess_space **out) {
     (void)dev;
     const int nvec = 16 / tess_storage_size(t) < 8 ? 3 : 4;   /* loads of at most 16 bytes */
-    const double vecs[] = {1, 2, 4, 8}, blocks[] = {128, 256, 512, 1024}, items[] = {1, 2, 4, 8}, flag[] = {0, 1};
+    const double vecs[] = {1, 2, 4, 8}, blocks[] = {128, 256, 512, 1024}, items[] = {1, 2, 4, 8};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     tess_status st = tess_space_add(s, "vec", nvec, vecs, nvec - 1);
     if (!st) st = tess_space_add(s, "block", 4, blocks, 1);
     if (!st) st = tess_space_add(s, "items", 4, items, 1);
-    if (!st && tess_error_budget(t) > 0) st = tess_space_add(s, tess_activation_of(op)->shortcut, 2, flag, 0);
+    if (!st && tess_error_budget(t) > 0) st = tess_shortcut_add(s, tess_activation_of(op)->shortcut, 0, 1);
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -58,7 +58,8 @@ tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, con
         "// launch: %s grid %lld, block %d\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define N %lldLL\n#define VEC %d\n#define BLOCK %d\n#define ITEMS %d\n"
-        "#define ACT_FN __device__ __forceinline__\n#define FAST_EXP_F __expf\n"
+        "#define ACT_FN __device__ __forceinline__\n#define EXP_F expf\n#define ERF_F erff\n#define TANH_F tanhf\n"
+        "#define FAST_EXP_F __expf\n#define HW_TANH 1\n"
         "#define APPROX %d\n#define FAST_TANH %d\n#define FAST_EXP %d\n\n",
         op->name, (long long)n, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda", config, entry,
         (long long)grid, block, info->macro, tess_storage_macro(t), tess_storage_size(t), (long long)n, vec,

@@ -40,15 +40,15 @@ tess_status tess_rowwise_cpu_space(const tess_op *op, const tess_task *t, const 
     const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cpu space", op->name);
-    const double flag[] = {0, 1}, max_sub[] = {1, 0};
+    const double flag[] = {0, 1};
     tess_status st = tess_cpu_add_threads(s, dev);
     if (!st) st = tess_space_add(s, "simd", 2, flag, 1);
     if (!st && softmax) st = tess_space_add(s, "online", 2, flag, 0);
     /* recorded before exp existed: libm's */
     if (!st && softmax) st = tess_space_add_labels(s, "exp", 2, exp_labels, 1);
     if (!st && softmax) st = tess_space_set_optional(s, "exp", 0);
-    if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
-    if (!st && shortcuts) st = tess_space_add(s, "fast_math", 2, flag, 0);
+    if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "max_sub", 1, 0);
+    if (!st && shortcuts) st = tess_shortcut_add(s, "fast_math", 0, 1);
     if (!st && softmax && shortcuts) {
         const int idx[2] = {tess_space_param_index(s, "online"), tess_space_param_index(s, "max_sub")};
         st = tess_space_add_constraint_copy(s, online_needs_max_sub, idx, sizeof idx, "online needs max_sub=1");

@@ -5,9 +5,10 @@
  *   vec               elements per load (at most 16 bytes; C a multiple of it)
  *   threads_per_row   threads sharing a row (8 to 1024; below 32 a warp holds several rows)
  *   rows_per_block    rows of a block (threads_per_row * rows_per_block in 32..1024)
- *   cache             where the row stays between passes: registers (at most
- *                     64 floats per thread), shared (as stored, within the
- *                     device's shared memory per block) or global (read again)
+ *   cache             where the row stays between passes: registers (as
+ *                     stored, at most 256 bytes per thread: 64 floats, 128
+ *                     bf16), shared (as stored, within the device's shared
+ *                     memory per block) or global (read again)
  *   unroll            unroll of the passes over a row in shared or global memory
  *   cluster           sm_90: blocks of a thread-block cluster sharing each row
  *                     (a slice each, statistics combined through distributed
@@ -15,6 +16,13 @@
  *                     leaves with too few blocks in flight
  *   online            softmax kinds: max and sum in one pass (cross-entropy
  *                     then reads its row once: cache global)
+ *   row_loop          row groups per block, one after another, the next
+ *                     one's slice loaded into registers while the current
+ *                     one is combined and written (the row in registers,
+ *                     twice the registers; not cross-entropy, add_rmsnorm)
+ *   keep_exp          softmax, the row in registers, online=0: the sum's
+ *                     exponentials kept (as floats, 64 at most) for the
+ *                     output, one exp per element instead of two
  * Shortcuts, with an error budget: fast_exp (__expf), max_sub=0 (softmax
  * without the max: unsafe for large logits), fast_rsqrt (rsqrtf).
  */
@@ -28,7 +36,8 @@
 extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_rowwise_cu[];
 
-#define MAX_HELD 64                 /* floats a thread may hold in registers */
+#define MAX_HELD_BYTES 256          /* of the row a thread may hold in registers (64 of them) */
+#define MAX_EXPS 64                 /* exponentials a thread may keep (keep_exp) */
 #define REDUCE_SMEM (2 * 16 * 32 * 4)   /* the template's static shared memory, at most */
 
 static const char *const cache_labels[] = {"registers", "shared", "global"};
@@ -36,8 +45,9 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
-    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster;   /* parameter indices; -1: absent */
+    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp, row_loop;   /* indices; -1: absent */
     bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
+    bool loops;                     /* the operator may take row groups one after another */
     int64_t cols;
     int esize;
     int64_t smem;                   /* dynamic shared memory a block may have */
@@ -65,16 +75,24 @@ static bool block_size_ok(const double *v, void *user) {
 static bool cache_fits(const double *v, void *user) {
     const row_limits *l = user;
     switch ((int)v[l->cache]) {
-    case CACHE_REGISTERS: return items_of(l, v) * (int64_t)v[l->vec] <= MAX_HELD;
+    case CACHE_REGISTERS:
+        return items_of(l, v) * (int64_t)v[l->vec] * l->esize * (l->row_loop >= 0 && v[l->row_loop] > 1 ? 2 : 1) <=
+                   MAX_HELD_BYTES &&
+               (l->keep_exp < 0 || v[l->keep_exp] == 0 || items_of(l, v) * (int64_t)v[l->vec] <= MAX_EXPS);
     case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + REDUCE_SMEM <= l->smem;
     default: return true;
     }
 }
 
 /* unroll only means something for loops over a row in memory; online needs
- * the max; a row read once is kept nowhere */
+ * the max; a row read once is kept nowhere; exponentials are kept only
+ * beside a row in registers, between the two passes after the max */
 static bool no_idle_parameters(const double *v, void *user) {
     const row_limits *l = user;
+    if (l->row_loop >= 0 && v[l->row_loop] > 1 && (!l->loops || (int)v[l->cache] != CACHE_REGISTERS)) return false;
+    if (l->keep_exp >= 0 && v[l->keep_exp] == 1 &&
+        ((int)v[l->cache] != CACHE_REGISTERS || v[l->online] == 1 || (l->max_sub >= 0 && v[l->max_sub] == 0)))
+        return false;
     if ((int)v[l->cache] == CACHE_REGISTERS && v[l->unroll] != 1) return false;
     if (l->read_once_online && v[l->online] == 1 && (int)v[l->cache] != CACHE_GLOBAL) return false;
     return l->online < 0 || l->max_sub < 0 || v[l->online] == 0 || v[l->max_sub] == 1;
@@ -87,23 +105,27 @@ static int index_of(const double *values, int n, double v) {
 }
 
 tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
-    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0;
+    const bool softmax = tess_rowwise_is_softmax(op), shortcuts = tess_error_budget(t) > 0,
+               keep_exp = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX;
     const int esize = tess_storage_size(t);
     const int64_t cols = t->shape[1];
     const double vecs[] = {1, 2, 4, 8}, tprs[] = {8, 16, 32, 64, 128, 256, 512, 1024}, rpbs[] = {1, 2, 4, 8, 16},
-                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, max_sub[] = {1, 0}, clusters[] = {1, 2, 4, 8};
+                 unrolls[] = {1, 2, 4}, flag[] = {0, 1}, clusters[] = {1, 2, 4, 8}, row_loops[] = {1, 2, 4, 8};
     int cc = 0;
     bool arch_specific;
     const bool has_clusters = tess_arch_parse(dev->arch, &cc, &arch_specific) == TESS_OK && cc >= 90;
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
-    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1,
-                    .read_once_online = tess_rowwise_of(op)->kind == TESS_ROW_CROSS_ENTROPY,
+    const tess_rowwise_kind kind = tess_rowwise_of(op)->kind;
+    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1, .keep_exp = -1,
+                    .row_loop = -1, .loops = kind != TESS_ROW_CROSS_ENTROPY && kind != TESS_ROW_ADD_RMSNORM,
+                    .read_once_online = kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
                     .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
 
     /* The default: the widest load that divides the row, the fewest
      * threads per row that hold it in at most 4 loads each, 128 threads or
-     * more per block, the row in registers if it fits, else shared memory. */
+     * more per block, the row in registers if it fits, else shared memory;
+     * softmax keeps its exponentials where they fit. */
     int dvec = nvec - 1;
     while (dvec > 0 && cols % (int64_t)vecs[dvec] != 0) dvec--;
     const int64_t nv = cols / (int64_t)vecs[dvec];
@@ -112,7 +134,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     int drpb = 0;
     while (drpb < 4 && tprs[dtpr] * rpbs[drpb] < 128) drpb++;
     const int64_t items = (nv + (int64_t)tprs[dtpr] - 1) / (int64_t)tprs[dtpr];
-    const int dcache = items * (int64_t)vecs[dvec] <= MAX_HELD ? CACHE_REGISTERS
+    const int dcache = items * (int64_t)vecs[dvec] * esize <= MAX_HELD_BYTES ? CACHE_REGISTERS
                        : (int64_t)rpbs[drpb] * cols * esize + REDUCE_SMEM <= l.smem ? CACHE_SHARED
                                                                                       : CACHE_GLOBAL;
 
@@ -124,12 +146,20 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st) st = tess_space_add_labels(s, "cache", 3, cache_labels, dcache);
     if (!st) st = tess_space_add(s, "unroll", 3, unrolls, index_of(unrolls, 3, dcache == CACHE_REGISTERS ? 1 : 2));
     if (!st && softmax) st = tess_space_add(s, "online", 2, flag, dcache == CACHE_GLOBAL);
+    /* recorded before row_loop existed: one row group per block */
+    if (!st) st = tess_space_add(s, "row_loop", 4, row_loops, 0);
+    if (!st) st = tess_space_set_optional(s, "row_loop", 1);
+    /* recorded before keep_exp existed: exponentials computed twice */
+    /* kept by default where they fit: one exp per element instead of two */
+    const bool keep_default = dcache == CACHE_REGISTERS && items * (int64_t)vecs[dvec] <= MAX_EXPS;
+    if (!st && keep_exp) st = tess_space_add(s, "keep_exp", 2, flag, keep_default);
+    if (!st && keep_exp) st = tess_space_set_optional(s, "keep_exp", 0);
     /* recorded before clusters existed: none */
     if (!st && has_clusters) st = tess_space_add(s, "cluster", 4, clusters, 0);
     if (!st && has_clusters) st = tess_space_set_optional(s, "cluster", 1);
-    if (!st && softmax && shortcuts) st = tess_space_add(s, "fast_exp", 2, flag, 0);
-    if (!st && softmax && shortcuts) st = tess_space_add(s, "max_sub", 2, max_sub, 0);
-    if (!st && !softmax && shortcuts) st = tess_space_add(s, "fast_rsqrt", 2, flag, 0);
+    if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "fast_exp", 0, 1);
+    if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "max_sub", 1, 0);
+    if (!st && !softmax && shortcuts) st = tess_shortcut_add(s, "fast_rsqrt", 0, 1);
     if (!st) {
         l.vec = tess_space_param_index(s, "vec");
         l.tpr = tess_space_param_index(s, "threads_per_row");
@@ -139,6 +169,8 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         l.online = tess_space_param_index(s, "online");
         l.max_sub = tess_space_param_index(s, "max_sub");
         l.cluster = tess_space_param_index(s, "cluster");
+        l.keep_exp = tess_space_param_index(s, "keep_exp");
+        l.row_loop = tess_space_param_index(s, "row_loop");
         st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % (vec * cluster) == 0");
     }
     if (!st)
@@ -146,12 +178,14 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
                                             "32 <= threads_per_row * rows_per_block <= max threads per block");
     if (!st)
         st = tess_space_add_constraint_copy(s, cache_fits, &l, sizeof l,
-                                            "the row (its slice, in a cluster) fits where cache keeps it (64 floats "
+                                            "the row (its slice, in a cluster) fits where cache keeps it (256 bytes "
                                             "per thread in registers, shared memory per block)");
     if (!st)
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
                                             "unroll 1 with the row in registers; online needs max_sub=1; "
-                                            "cross-entropy online keeps no row (cache=global)");
+                                            "cross-entropy online keeps no row (cache=global); keep_exp needs "
+                                            "cache=registers, online=0, max_sub=1; row_loop > 1 needs "
+                                            "cache=registers, neither cross-entropy nor add_rmsnorm");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -165,8 +199,9 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     const tess_rowwise_info *info = tess_rowwise_of(op);
     const int vec = (int)tess_config_get(s, c, "vec"), tpr = (int)tess_config_get(s, c, "threads_per_row"),
               rpb = (int)tess_config_get(s, c, "rows_per_block"), cache = (int)tess_config_get(s, c, "cache"),
-              unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1);
-    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1)
+              unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1),
+              row_loop = (int)tess_config_get_or(s, c, "row_loop", 1);
+    if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1 || row_loop < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a row-wise cuda space", op->name);
     const int64_t rows = t->shape[0], cols = t->shape[1];
     if (cols % ((int64_t)vec * cluster) != 0)
@@ -177,7 +212,7 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     tess_status st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
     snprintf(entry, sizeof entry, "%s_rows", op->name);
-    const int64_t blocks = (rows + rpb - 1) / rpb * cluster;
+    const int64_t groups = (rows + rpb - 1) / rpb, blocks = (groups + row_loop - 1) / row_loop * cluster;
     const unsigned smem = cache == CACHE_SHARED ? (unsigned)(rpb * cols / cluster * tess_storage_size(t)) : 0;
     tess_strbuf b = {0};
     tess_strbuf_printf(&b,
@@ -186,12 +221,13 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
-        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ONLINE %d\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ROW_LOOP %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
         "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
-        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster,
-        (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
+        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster, row_loop,
+        (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "keep_exp", 0),
+        (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
     if (!tess_rowwise_is_softmax(op)) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
     tess_strbuf_puts(&b, "\n");

@@ -1,10 +1,8 @@
 /*
  * main.c - tessera-md: Lennard-Jones molecular dynamics in reduced units,
- * its pair forces computed by tessera's tuned ljforce kernel.
+ * every part of its time step one of tessera's tuned kernels (engine.c).
  */
 #include <getopt.h>
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +17,8 @@ static const char usage[] =
     "usage: tessera-md (--restart FILE | --lattice fcc --density RHO --cells N --temperature T [--seed S])\n"
     "                  [options]\n"
     "Lennard-Jones molecular dynamics in reduced units (sigma = epsilon = mass = 1) in a periodic cube,\n"
-    "velocity Verlet, forces from tessera's ljforce kernel over a Verlet list built with cell lists.\n"
+    "velocity Verlet over a Verlet list built with cell lists, every part of a step one of tessera's\n"
+    "kernels (md_verlet, md_displace, md_bin, md_list, ljforce) on the state where they run.\n"
     "\n"
     "Initial state:\n"
     "  --restart FILE         an AMBER NetCDF restart (coordinates in angstrom, velocities in\n"
@@ -43,12 +42,12 @@ static const char usage[] =
     "  --svg FILE             energy and temperature against time\n"
     "  --average-from STEP    mean potential energy and pressure from STEP on, with standard errors\n"
     "Kernels:\n"
-    "  --backend cpu|cuda     where the forces are computed (default cpu)\n"
+    "  --backend cpu|cuda     where the step runs and its state lives (default cpu)\n"
     "  --dtype f32|f64        positions and forces of the kernel (default f32; energies sum in f64)\n"
     "  --layout rows|cols     neighbour list a row per atom or transposed (default rows)\n"
-    "  --no-sort              keep the input order (default: atoms sorted by cell at each list build)\n"
-    "  --tune N               tune the force kernel with N evaluations first (records: --db or\n"
-    "                         $TESSERA_DB)\n"
+    "  --no-sort              keep the input order (default: atoms sorted by cell before the run)\n"
+    "  --tune N               tune every kernel of a step with N evaluations first (records: --db\n"
+    "                         or $TESSERA_DB)\n"
     "  --db FILE              the tessera records database\n"
     "Exit status: 0 success, 1 failure (a bad restart, a kernel error), 2 usage error.\n";
 
@@ -158,71 +157,36 @@ static int parse_options(int argc, char **argv, md_options *o) {
     return 0;
 }
 
-/* A list width for the density: the mean count within rc + skin with room
- * for a liquid's fluctuations, a multiple of 16. */
-static long initial_width(double density, double rl, long n) {
-    double mean = 4.0 / 3.0 * M_PI * rl * rl * rl * density;
-    long m = ((long)(1.35 * mean + 12) + 15) / 16 * 16;
-    return m < n - 1 ? m : n - 1 > 0 ? n - 1 : 1;
-}
-
-/* Builds the list, widening it (and changing the kernel's task) until every atom's neighbours fit. */
-static int rebuild(md_nlist *l, md_system *s, md_forces *ff, bool sort, char *err, size_t errlen) {
-    long needed = 0;
-    int rc;
-    while ((rc = md_nlist_build(l, s, sort, &needed)) == 1)
-        if (md_nlist_resize(l, s->n, (needed * 5 / 4 + 15) / 16 * 16)) rc = 2;
-    if (rc) {
-        snprintf(err, errlen, "out of memory building the neighbour list");
-        return 1;
-    }
-    return md_forces_set_list(ff, s, l, err, errlen);
-}
-
-static md_sample sample(const md_system *s, const md_forces *ff, long step) {
-    const double ke = md_kinetic(s) / (double)s->n, pe = ff->pe / (double)s->n;
-    return (md_sample){step, s->time, md_temperature(s), pe, ke, pe + ke, md_pressure(s, ff)};
-}
-
 static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The Langevin thermostat's exact Ornstein-Uhlenbeck step over dt, between
- * the two half drifts of BAOAB (Leimkuhler and Matthews), whose sampling of
- * configurations has the least time-step bias of the Langevin splittings. */
-static void langevin(md_system *s, const md_options *o, gsl_rng *rng) {
-    const double c1 = exp(-o->damp * o->dt), c2 = sqrt((1 - c1 * c1) * o->langevin);
-    for (long i = 0; i < 3 * s->n; i++) s->v[i] = c1 * s->v[i] + c2 * gsl_ran_gaussian(rng, 1.0);
-}
-
-/* Moves the atoms by dt * v, wrapped into the box. */
-static void drift(md_system *s, double dt) {
-    for (long i = 0; i < 3 * s->n; i++) {
-        const double x = s->x[i] + dt * s->v[i];
-        s->x[i] = x - s->box * floor(x / s->box);
-    }
-}
-
 typedef struct md_run {
     md_system sys;
-    md_nlist list;
-    md_forces ff;
+    md_engine eng;
     md_thermo thermo;
     md_trajectory traj;
     FILE *log;
-    gsl_rng *rng;
     tess_context *ctx;
     double seconds;       /* of the time steps */
 } md_run;
 
-static int output_sample(md_run *r, const md_options *o, long step) {
-    md_sample smp = sample(&r->sys, &r->ff, step);
-    const bool show = step == 0 || step == o->steps || (o->thermo > 0 && step % o->thermo == 0);
-    if (!show) return 0;
-    if (md_thermo_add(&r->thermo, &smp)) return 1;
+static bool shown_at(const md_options *o, long step) {
+    return step == 0 || step == o->steps || (o->thermo > 0 && step % o->thermo == 0);
+}
+
+static int output_sample(md_run *r, const md_options *o, long step, char *err, size_t errlen) {
+    if (!shown_at(o, step)) return 0;
+    const md_engine *e = &r->eng;
+    if (step > 0 && md_engine_thermo(&r->eng, err, errlen)) return 1;
+    const double ke = 0.5 * e->v2 / (double)e->n, pe = e->pe / (double)e->n;
+    const md_sample smp = {step, r->sys.time, md_engine_temperature(e), pe, ke, pe + ke, md_engine_pressure(e)};
+    if (md_thermo_add(&r->thermo, &smp)) {
+        snprintf(err, errlen, "out of memory keeping thermo samples");
+        return 1;
+    }
     md_thermo_print(stdout, &smp);
     if (r->log) md_thermo_print(r->log, &smp);
     return 0;
@@ -230,27 +194,15 @@ static int output_sample(md_run *r, const md_options *o, long step) {
 
 static int run_steps(md_run *r, const md_options *o, char *err, size_t errlen) {
     md_system *s = &r->sys;
-    const double half = 0.5 * o->dt;
     const bool terminal = isatty(STDERR_FILENO);
     double start = now(), shown = start;
     for (long step = 1; step <= o->steps; step++) {
-        for (long i = 0; i < 3 * s->n; i++) s->v[i] += half * s->f[i];
-        if (r->rng) {
-            drift(s, half);
-            langevin(s, o, r->rng);
-            drift(s, half);
-        } else {
-            drift(s, o->dt);
-        }
+        if (md_engine_step(&r->eng, err, errlen)) return 1;
         s->time += o->dt;
-        if (md_nlist_stale(&r->list, s) && rebuild(&r->list, s, &r->ff, o->sort, err, errlen)) return 1;
-        if (md_forces_compute(&r->ff, s, err, errlen)) return 1;
-        for (long i = 0; i < 3 * s->n; i++) s->v[i] += half * s->f[i];
-        if (output_sample(r, o, step)) {
-            snprintf(err, errlen, "out of memory keeping thermo samples");
+        if (output_sample(r, o, step, err, errlen)) return 1;
+        if (r->traj.buf && step % o->every == 0 &&
+            (md_engine_download(&r->eng, s, err, errlen) || md_trajectory_append(&r->traj, s, err, errlen)))
             return 1;
-        }
-        if (r->traj.buf && step % o->every == 0 && md_trajectory_append(&r->traj, s, err, errlen)) return 1;
         if (terminal && now() - shown > 1) {
             shown = now();
             fprintf(stderr, "\r  step %ld of %ld, %.0f s, %.3g atom-steps/s ", step, o->steps, shown - start,
@@ -259,20 +211,30 @@ static int run_steps(md_run *r, const md_options *o, char *err, size_t errlen) {
     }
     if (terminal && o->steps > 0) fprintf(stderr, "\r%60s\r", "");
     r->seconds = now() - start;
-    return 0;
+    return md_engine_download(&r->eng, s, err, errlen);
 }
+
+static const char *const kernel_names[MD_NKERNELS] = {"verlet-first", "verlet-second", "displace", "bin", "list",
+                                                      "force"};
 
 static void summary(const md_run *r, const md_options *o) {
     const md_system *s = &r->sys;
-    printf("atoms %ld box %.6f density %.6f list-width %ld builds %d kernel %s (%s)\n", s->n, s->box,
-           (double)s->n / (s->box * s->box * s->box), r->list.m, r->list.builds, tess_kernel_config(r->ff.kernel),
-           tess_kernel_origin(r->ff.kernel));
+    const md_engine *e = &r->eng;
+    printf("atoms %ld box %.6f density %.6f list-width %ld cells %ld builds %d kernel %s (%s)\n", s->n, s->box,
+           e->density, e->m, e->s, e->builds, tess_kernel_config(e->k[MD_FORCE]), tess_kernel_origin(e->k[MD_FORCE]));
+    for (int w = 0; w < MD_NKERNELS; w++) {
+        char op[200], text[64];
+        int64_t shape[3];
+        const int nd = md_engine_task(e, w, op, sizeof op, shape);
+        printf("  %-13s %s %s: %s (%s)\n", kernel_names[w], op, md_shape_text(shape, nd, text, sizeof text),
+               tess_kernel_config(e->k[w]), tess_kernel_origin(e->k[w]));
+    }
     if (o->steps > 0) {
         double dev, slope;
         md_thermo_drift(&r->thermo, &dev, &slope);
         printf("steps %ld seconds %.3f atom-steps/s %.4g\n", o->steps, r->seconds,
                (double)s->n * (double)o->steps / r->seconds);
-        if (!r->rng)   /* NVE: the total energy is conserved */
+        if (!(o->langevin > 0))   /* NVE: the total energy is conserved */
             printf("energy drift per atom: max |E-E0| %.3e, slope %.3e per time unit, over %.4g time units\n",
                    dev, slope, o->dt * (double)o->steps);
     }
@@ -303,6 +265,10 @@ static int setup(md_run *r, const md_options *o, char *err, size_t errlen) {
         return 1;
     }
     if (o->restart && !has_velocities && md_draw_velocities(s, o->temperature, o->seed, err, errlen)) return 1;
+    if (o->sort && md_sort_by_cell(s, o->rc + o->skin)) {
+        snprintf(err, errlen, "out of memory sorting the atoms by cell");
+        return 1;
+    }
     /* Only tuning writes the records; a run reads them (and an absent store is created, as tessera does). */
     tess_status opened = o->tune > 0 ? TESS_ERR_NOTFOUND : tess_open_readonly(&r->ctx, o->db);
     if (opened == TESS_ERR_NOTFOUND && tess_open(&r->ctx, o->db) != TESS_OK) {
@@ -313,37 +279,13 @@ static int setup(md_run *r, const md_options *o, char *err, size_t errlen) {
         snprintf(err, errlen, "%s", tess_errmsg());
         return 1;
     }
-    r->list = (md_nlist){.rc = o->rc, .skin = o->skin, .cols = strcmp(o->layout, "cols") == 0};
-    const double density = (double)s->n / (s->box * s->box * s->box);
-    if (md_nlist_resize(&r->list, s->n, initial_width(density, o->rc + o->skin, s->n))) {
-        snprintf(err, errlen, "cannot allocate the neighbour list");
-        return 1;
-    }
-    r->ff = (md_forces){.backend = o->backend, .f64 = strcmp(o->dtype, "f64") == 0, .shift = o->shift,
-                        .tail = o->tail, .rc = o->rc};
-    if (md_forces_open(&r->ff, r->ctx, s, &r->list, err, errlen)) return 1;
-    if (o->tune > 0) {
-        char op[160];
-        md_forces_op(&r->ff, op, sizeof op);
-        const int64_t shape[2] = {s->n, r->list.m};
-        tess_tune_options topt = tess_tune_options_default();
-        topt.budget = o->tune;
-        tess_tune_report rep;
-        if (tess_tune(r->ctx, op, shape, 2, o->dtype, o->backend, &topt, &rep)) {
-            snprintf(err, errlen, "tuning %s: %s", op, tess_errmsg());
-            return 1;
-        }
-        printf("tuned %s %ldx%ld: %s, %.4g ms (default %.4g ms)\n", op, s->n, r->list.m, rep.best_config,
-               rep.best_ms, rep.default_ms);
-    }
-    if (rebuild(&r->list, s, &r->ff, o->sort, err, errlen) || md_forces_compute(&r->ff, s, err, errlen)) return 1;
-    if (o->langevin > 0) {
-        if (!(r->rng = gsl_rng_alloc(gsl_rng_mt19937))) {
-            snprintf(err, errlen, "cannot allocate a random number generator");
-            return 1;
-        }
-        gsl_rng_set(r->rng, (unsigned long)o->thermostat_seed);
-    }
+    const md_engine_config cfg = {.backend = o->backend, .dtype = o->dtype, .rc = o->rc, .skin = o->skin,
+                                  .dt = o->dt, .shift = o->shift, .tail = o->tail,
+                                  .cols = strcmp(o->layout, "cols") == 0, .langevin = o->langevin,
+                                  .damp = o->damp, .thermostat_seed = o->thermostat_seed};
+    md_engine_init(&r->eng, r->ctx, &cfg, s);
+    if (o->tune > 0 && md_engine_tune(&r->eng, o->tune, err, errlen)) return 1;
+    if (md_engine_open(&r->eng, s, err, errlen)) return 1;
     if (o->log && !(r->log = fopen(o->log, "w"))) {
         snprintf(err, errlen, "cannot write %s", o->log);
         return 1;
@@ -364,7 +306,7 @@ int main(int argc, char **argv) {
     if (!rc) {
         md_thermo_header(stdout);
         if (r.log) md_thermo_header(r.log);
-        if (output_sample(&r, &o, 0)) rc = 1;
+        rc = output_sample(&r, &o, 0, err, sizeof err);
         if (!rc && r.traj.buf) rc = md_trajectory_append(&r.traj, &r.sys, err, sizeof err);
         if (!rc) rc = run_steps(&r, &o, err, sizeof err);
         if (!rc) summary(&r, &o);
@@ -378,9 +320,7 @@ int main(int argc, char **argv) {
     if (rc) fprintf(stderr, "tessera-md: %s\n", err[0] ? err : "failed");
     if (r.traj.buf) md_trajectory_close(&r.traj, err, sizeof err);
     if (r.log) fclose(r.log);
-    gsl_rng_free(r.rng);
-    md_forces_close(&r.ff);
-    md_nlist_free(&r.list);
+    md_engine_close(&r.eng);
     md_thermo_free(&r.thermo);
     md_system_free(&r.sys);
     tess_close(r.ctx);

@@ -12,9 +12,8 @@ int md_system_alloc(md_system *s, long n) {
     s->n = n;
     s->x = calloc((size_t)n * 3, sizeof *s->x);
     s->v = calloc((size_t)n * 3, sizeof *s->v);
-    s->f = calloc((size_t)n * 3, sizeof *s->f);
     s->id = calloc((size_t)n, sizeof *s->id);
-    if (!s->x || !s->v || !s->f || !s->id) {
+    if (!s->x || !s->v || !s->id) {
         md_system_free(s);
         return 1;
     }
@@ -25,7 +24,6 @@ int md_system_alloc(md_system *s, long n) {
 void md_system_free(md_system *s) {
     free(s->x);
     free(s->v);
-    free(s->f);
     free(s->id);
     memset(s, 0, sizeof *s);
 }

@@ -99,8 +99,18 @@ static int print_json(const cli_task *t, const char *strategy, const tess_tune_r
         json_object_set_new(best, "spread", number_or_null(true, r->best_spread));
         json_object_set_new(best, "gbps", json_real(r->best_gbps));
         json_object_set_new(best, "gflops", json_real(r->best_gflops));
+        json_object_set_new(best, "error", number_or_null(r->best_error >= 0, r->best_error));
     }
     json_object_set_new(doc, "best", best);
+    json_t *exact = json_null();
+    if (isfinite(r->best_exact_ms)) {
+        exact = json_object();
+        json_object_set_new(exact, "config", cli_config_json(r->best_exact_config));
+        json_object_set_new(exact, "config_text", json_string(r->best_exact_config));
+        json_object_set_new(exact, "time_ms", json_real(r->best_exact_ms));
+        json_object_set_new(exact, "error", number_or_null(r->best_exact_error >= 0, r->best_exact_error));
+    }
+    json_object_set_new(doc, "best_exact", exact);
     json_object_set_new(doc, "ceiling_gbps", json_real(r->ceiling_gbps));
     json_object_set_new(doc, "ceiling_gflops", json_real(r->ceiling_gflops));
     json_object_set_new(doc, "bound", json_string(r->bound));
@@ -160,6 +170,16 @@ static void print_table(const cli_task *t, const char *strategy, const tess_tune
     printf("  time          %.4g ms (median, spread %.0f%%%s)\n", r->best_ms, 100 * r->best_spread,
            r->best_spread > NOISY_SPREAD ? ": noisy, the time may be off" : "");
     printf("  achieved      %.2f GB/s, %.2f GFLOP/s\n", r->best_gbps, r->best_gflops);
+    if (r->best_error >= 0)
+        printf("  error         %.3g at most, relative to the reference (|out - ref| / (scale + |ref|))\n",
+               r->best_error);
+    if (isfinite(r->best_exact_ms) && strcmp(r->best_exact_config, r->best_config) != 0) {
+        printf("  no shortcut   %s\n                %.4g ms", r->best_exact_config, r->best_exact_ms);
+        if (r->best_exact_error >= 0) printf(", error %.3g", r->best_exact_error);
+        printf(": the shortcuts are %.2fx as fast\n", r->best_exact_ms / r->best_ms);
+    } else if (!isfinite(r->best_exact_ms)) {
+        printf("  no shortcut   no config without shortcuts ran correctly\n");
+    }
     if (r->bound[0] && fits)
         printf("  ceiling       the %s (calibrated) bounds this task at %.4g ms, but its working set\n"
                "                (%s) fits in the %s of cache, so it runs from the cache: no fraction of it\n",

@@ -2,18 +2,21 @@
  * cuda_compare.c - verification on the device: a candidate's output is
  * compared with a device copy of the reference by a kernel of our own, so a
  * correct candidate costs two reads of its output at device bandwidth
- * instead of a copy to the host and a host pass. Only the counts and first
- * indices come back (32 bytes); atomics are issued only by threads that saw
- * a bad element, so the common, correct case has none.
+ * instead of a copy to the host and a host pass. Only the counts, first
+ * indices and the largest error come back (40 bytes); the counts' atomics
+ * are issued only by threads that saw a bad element, and the largest error
+ * takes one per warp.
  *
  * The test is the host's (tess_verify_element in problem.h), in double
  * precision: an element is unwritten when it is NaN and the reference is
  * not, wrong when NaN or Inf where the reference has none (or the other
- * way round) or when |got - want| > tol * (scale + |want|). f32, f64, bf16
+ * way round) or when |got - want| > tol * (scale + |want|); the error of an
+ * element is tess_problem_error's, |got - want| / (scale + |want|). f32, f64, bf16
  * and f16 outputs are compared; bf16 and f16 are widened from their bits
  * (no fp16 headers needed), exactly as the host widens them.
  */
 #include <stdint.h>
+#include <string.h>
 #include "cuda_internal.h"
 #include "error.h"
 
@@ -21,7 +24,7 @@
 
 const char tess_cuda_compare_source[] =
     "// Verification kernels of the cuda backend.\n"
-    "// counts: unwritten, first unwritten, wrong, first wrong.\n"
+    "// counts: unwritten, first unwritten, wrong, first wrong, the largest error's bits.\n"
     "struct bf16 { unsigned short bits; };\n"
     "struct f16 { unsigned short bits; };\n"
     "__device__ __forceinline__ double load(const float *p, long long i) { return p[i]; }\n"
@@ -46,6 +49,16 @@ const char tess_cuda_compare_source[] =
     "    return fabs(g - w) <= tol * (scale + fabs(w)) ? 0 : 2;\n"
     "}\n"
     "\n"
+    "// tess_problem_error of problem.h.\n"
+    "__device__ __forceinline__ double error_of(double g, double w, double scale)\n"
+    "{\n"
+    "    const double inf = __longlong_as_double(0x7ff0000000000000ll);\n"
+    "    if (g != g || w != w) return g != g && w != w ? 0 : inf;\n"
+    "    if (g - g != 0 || w - w != 0) return g == w ? 0 : inf;\n"
+    "    const double d = fabs(g - w), unit = scale + fabs(w);\n"
+    "    return d == 0 ? 0 : unit > 0 ? d / unit : inf;\n"
+    "}\n"
+    "\n"
     "template <typename T>\n"
     "__device__ __forceinline__ void compare(const T *__restrict__ got, const T *__restrict__ want,\n"
     "                                        long long n, double tol, double scale,\n"
@@ -53,9 +66,12 @@ const char tess_cuda_compare_source[] =
     "{\n"
     "    unsigned long long unwritten = 0, wrong = 0;\n"
     "    unsigned long long first_unwritten = ~0ull, first_wrong = ~0ull;\n"
+    "    double worst = 0;\n"
     "    const long long stride = (long long)gridDim.x * blockDim.x;\n"
     "    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {\n"
-    "        const int v = verdict(load(got, i), load(want, i), tol, scale);\n"
+    "        const double g = load(got, i), w = load(want, i);\n"
+    "        const int v = verdict(g, w, tol, scale);\n"
+    "        worst = fmax(worst, error_of(g, w, scale));\n"
     "        if (v == 1) {\n"
     "            if (!unwritten++) first_unwritten = i;\n"
     "        } else if (v == 2) {\n"
@@ -70,6 +86,10 @@ const char tess_cuda_compare_source[] =
     "        atomicAdd(&counts[2], wrong);\n"
     "        atomicMin(&counts[3], first_wrong);\n"
     "    }\n"
+    "    // the warp's largest, then one atomic: errors are >= 0, whose bits order as they do\n"
+    "    for (int o = 16; o > 0; o >>= 1) worst = fmax(worst, __shfl_xor_sync(0xffffffffu, worst, o));\n"
+    "    if (threadIdx.x % 32 == 0 && worst > 0)\n"
+    "        atomicMax(&counts[4], (unsigned long long)__double_as_longlong(worst));\n"
     "}\n"
     "\n"
     "extern \"C\" __global__ void __launch_bounds__(256)\n"
@@ -121,7 +141,7 @@ static tess_status load_compare_module(tess_cuda_context *c) {
     CUresult r = CUDA_SUCCESS;
     for (int k = 0; k < TESS_CUDA_COMPARE_KERNELS && r == CUDA_SUCCESS; k++)
         r = c->drv->cuModuleGetFunction(&c->compare_fn[k], mod, compare_kernels[k].entry);
-    if (r == CUDA_SUCCESS) r = c->drv->cuMemAlloc(&counts, 4 * sizeof(uint64_t));
+    if (r == CUDA_SUCCESS) r = c->drv->cuMemAlloc(&counts, 5 * sizeof(uint64_t));
     if (r != CUDA_SUCCESS) {
         c->drv->cuModuleUnload(mod);
         return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "preparing the verification kernels");
@@ -132,7 +152,7 @@ static tess_status load_compare_module(tess_cuda_context *c) {
 }
 
 tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
-                              double tol, double scale, int64_t counts[4]) {
+                              double tol, double scale, int64_t counts[4], double *max_error) {
     tess_cuda_context *c = ctx;
     int kernel = 0;
     while (kernel < TESS_CUDA_COMPARE_KERNELS && compare_kernels[kernel].dtype != dtype) kernel++;
@@ -142,8 +162,8 @@ tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess
     tess_status st = tess_cuda_bind(c);
     if (!st) st = load_compare_module(c);
     if (st) return st;
-    static const uint64_t init[4] = {0, UINT64_MAX, 0, UINT64_MAX};
-    uint64_t out[4];
+    static const uint64_t init[5] = {0, UINT64_MAX, 0, UINT64_MAX, 0};
+    uint64_t out[5];
     CUdeviceptr g = (CUdeviceptr)(uintptr_t)got, w = (CUdeviceptr)(uintptr_t)want;
     long long count = (long long)n;
     void *params[] = {&g, &w, &count, &tol, &scale, &c->compare_counts};
@@ -157,6 +177,7 @@ tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess
     if (r == CUDA_SUCCESS) r = c->drv->cuStreamSynchronize(c->stream);
     if (r != CUDA_SUCCESS) return tess_cuda_fail(c->drv, r, TESS_ERR_RUNTIME, "comparing an output on the device");
     for (int i = 0; i < 4; i++) counts[i] = out[i] == UINT64_MAX ? INT64_MAX : (int64_t)out[i];
+    memcpy(max_error, &out[4], sizeof *max_error);
     return TESS_OK;
 }
 

@@ -138,7 +138,7 @@ tess_status tess_cuda_time(void *ctx, void *module, void *const *const *dbuf_set
                            int nbufs, int reps, int launches, double *ms, tess_kernel_metrics *metrics);
 tess_status tess_cuda_calibrate(void *ctx, double *rates);
 tess_status tess_cuda_compare(void *ctx, const void *got, const void *want, tess_dtype dtype, int64_t n,
-                              double tol, double scale, int64_t counts[4]);
+                              double tol, double scale, int64_t counts[4], double *max_error);
 /* Frees the verification kernels (context current). */
 void tess_cuda_compare_release(tess_cuda_context *c);
 

@@ -30,7 +30,9 @@ class TuneReport(ctypes.Structure):
                 ("fraction_of_ceiling", c_double), ("evaluations", c_int), ("elapsed_s", c_double),
                 ("status_counts", c_int * 6), ("stop_reason", ctypes.c_char * 96), ("device", ctypes.c_char * 320),
                 ("warm_configs", c_int), ("transfer_from", ctypes.c_char * 1024), ("best_spread", c_double),
-                ("default_spread", c_double), ("working_set_bytes", c_double), ("cache_bytes", c_double)]
+                ("default_spread", c_double), ("working_set_bytes", c_double), ("cache_bytes", c_double),
+                ("best_error", c_double), ("best_exact_config", ctypes.c_char * 512), ("best_exact_ms", c_double),
+                ("best_exact_error", c_double)]
 
 
 class DispatchOptions(ctypes.Structure):

@@ -4,7 +4,10 @@
  * exp(r) by its Taylor polynomial of degree 7: relative error below 1e-7
  * before rounding, as exact as expf for the row-wise operators. Arguments
  * are clamped to [-87.33, 88.72]; where 2^k would be subnormal the result
- * is 0, an absolute error under 2.4e-38. */
+ * is 0, an absolute error under 2.4e-38. k is rounded by adding and
+ * subtracting 1.5 * 2^23 (exact for |k| < 2^22), not by floorf, which GCC
+ * does not vectorize unless traps are ruled out (-fno-trapping-math);
+ * under -ffast-math, whose reassociation would undo the addition, by floorf. */
 #include <stdint.h>
 #include <string.h>
 
@@ -12,7 +15,11 @@
 static inline float exp_poly(float x) {
     /* comparisons, not fminf and fmaxf: those are calls unless NaNs are ruled out */
     x = x < -87.33f ? -87.33f : x > 88.72f ? 88.72f : x;
+#ifdef __FAST_MATH__
     const float k = floorf(x * 1.44269504f + 0.5f);
+#else
+    const float k = (x * 1.44269504f + 0x1.8p23f) - 0x1.8p23f;
+#endif
     float r = fmaf(k, -0.693145751953125f, x);
     r = fmaf(k, -1.428606765330187e-06f, r);
     float p = 1.0f / 5040;

@@ -6,7 +6,8 @@
 // one 16-byte load at most), ITEMS of them. A row is read from memory once
 // and written once; the passes after the first read it from where CACHE
 // keeps it:
-//   CACHE_REGISTERS  ITEMS x VEC floats per thread
+//   CACHE_REGISTERS  ITEMS vectors per thread, as stored (bf16 and f16
+//                    take half the registers floats would)
 //   CACHE_SHARED     the block's rows in dynamic shared memory, as stored
 //                    (a thread reads back only what it wrote: no barrier)
 //   CACHE_GLOBAL     read again from memory (hits in L2 for rows in flight)
@@ -15,7 +16,10 @@
 // With CLUSTER > 1 (sm_90) a row is cut into CLUSTER slices, one per block
 // of a thread-block cluster, and the blocks' partial statistics are
 // combined through distributed shared memory: long rows get CLUSTER times
-// the blocks, each holding a slice in registers or shared memory.
+// the blocks, each holding a slice in registers or shared memory. Each
+// combination has slots of its own, so it costs one cluster barrier; the
+// last one's readers are waited for only before the block exits, after its
+// writes (a block's shared memory must outlive the remote reads of it).
 //
 // Defined by the generator above this text, besides storage.cuh's macros:
 //   OP_SOFTMAX, OP_LOG_SOFTMAX, OP_CROSS_ENTROPY, OP_LAYERNORM, OP_RMSNORM,
@@ -26,6 +30,15 @@
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
 //   ONLINE                softmax: max and sum in one pass, the sum rescaled
 //                         when the max grows (two passes over the row, not three)
+//   KEEP_EXP              softmax, the row in registers, two passes: the
+//                         exponentials of the sum's pass kept in registers
+//                         as floats for the output's (one exp per element)
+//   ROW_LOOP              row groups a block takes one after another (1:
+//                         one); the next group's slice is loaded into
+//                         registers while the current one is combined and
+//                         written, so loads stay in flight across the
+//                         barriers (the row in registers; softmax,
+//                         log_softmax, layernorm, rmsnorm)
 //   EPS                   the norms' epsilon
 // Shortcuts, offered only under an error budget:
 //   FAST_EXP 1            __expf instead of expf
@@ -51,6 +64,12 @@
 #endif
 
 #define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
+#if ROW_LOOP > 1 && (CACHE != CACHE_REGISTERS || OP_CROSS_ENTROPY || OP_ADD_RMSNORM)
+#error "ROW_LOOP needs the row in registers, and neither cross-entropy nor add_rmsnorm"
+#endif
+#if KEEP_EXP && !(OP_SOFTMAX && CACHE == CACHE_REGISTERS && MAX_SUB && !ONLINE)
+#error "KEEP_EXP needs softmax with the row in registers, max_sub=1 and online=0"
+#endif
 #if FAST_EXP
 #define EXP(x) __expf(x)
 #define LOG(x) __logf(x)
@@ -73,21 +92,30 @@ struct max_op {
     __device__ __forceinline__ static float apply(float a, float b) { return fmaxf(a, b); }
 };
 
+// v combined over the lanes of a warp that are n apart or closer (n a power
+// of two, at most 32): every lane ends with its group's total.
+template <class Op>
+__device__ __forceinline__ float warp_reduce(float v, int n)
+{
+#pragma unroll
+    for (int o = n / 2; o > 0; o >>= 1) v = Op::apply(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
 // v combined over the TPR threads of the row, in every one of them. Every
 // thread of the block calls it (there are barriers when TPR > 32); red is
-// the block's WPR slots per row.
+// the block's WPR slots per row, which every warp of the row then combines
+// by shuffles (lane k reads slot k % WPR: each WPR lanes hold all of them),
+// not one slot after another.
 template <class Op>
 __device__ __forceinline__ float row_reduce(float v, float (*red)[WPR])
 {
-#pragma unroll
-    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) v = Op::apply(v, __shfl_xor_sync(0xffffffffu, v, o));
+    v = warp_reduce<Op>(v, TPR < 32 ? TPR : 32);
 #if TPR > 32
-    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32;
-    if (threadIdx.x % 32 == 0) red[rib][w] = v;
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
+    if (lane == 0) red[rib][w] = v;
     __syncthreads();
-    v = red[rib][0];
-#pragma unroll
-    for (int k = 1; k < WPR; ++k) v = Op::apply(v, red[rib][k]);
+    v = warp_reduce<Op>(red[rib][lane % WPR], WPR);
     __syncthreads();   // the slots are free again
 #endif
     return v;
@@ -106,6 +134,16 @@ __device__ __forceinline__ void cluster_sync()
 {
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+// The exit barrier in two halves: arrive once the block has read the others'
+// slots for the last time, wait just before it leaves.
+__device__ __forceinline__ void cluster_arrive()
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void cluster_wait()
+{
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+}
 __device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
 {
     unsigned long long shared;
@@ -118,19 +156,22 @@ __device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
 }
 #endif
 
-// v combined over the whole row: its threads, then the cluster's blocks.
+// v combined over the whole row: its threads, then the cluster's blocks
+// through part, the call's own RPB slots (unused without a cluster).
 template <class Op>
-__device__ __forceinline__ float row_total(float v, float (*red)[WPR])
+__device__ __forceinline__ float row_total(float v, float (*red)[WPR], float *part)
 {
     v = row_reduce<Op>(v, red);
 #if CLUSTER > 1
-    __shared__ float part[RPB];
     const int rib = threadIdx.x / TPR;
     if (threadIdx.x % TPR == 0) part[rib] = v;
     cluster_sync();
-    v = cluster_load(&part[rib], 0);
-    for (unsigned r = 1; r < CLUSTER; ++r) v = Op::apply(v, cluster_load(&part[rib], r));
-    cluster_sync();   // every block has read the slots before any leaves or reuses them
+    // lane k reads block k % CLUSTER's slot: one remote load per thread, each
+    // CLUSTER lanes hold them all
+    v = cluster_load(&part[rib], threadIdx.x % CLUSTER);
+    v = warp_reduce<Op>(v, CLUSTER);
+#else
+    (void)part;
 #endif
     return v;
 }
@@ -145,40 +186,123 @@ __device__ __forceinline__ void online_merge(float &m, float &s, float m2, float
     m = mx;
 }
 
-__device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*red_m)[WPR], float (*red_s)[WPR])
+// (m, s) merged over the lanes of a warp that are n apart or closer.
+__device__ __forceinline__ void warp_reduce_online(float &m, float &s, int n)
 {
 #pragma unroll
-    for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) {
+    for (int o = n / 2; o > 0; o >>= 1) {
         const float m2 = __shfl_xor_sync(0xffffffffu, m, o), s2 = __shfl_xor_sync(0xffffffffu, s, o);
         online_merge(m, s, m2, s2);
     }
+}
+
+// row_reduce and row_total for the pair (m, s).
+__device__ __forceinline__ void row_reduce_online(float &m, float &s, float (*red_m)[WPR], float (*red_s)[WPR],
+                                                  float *part_m, float *part_s)
+{
+    warp_reduce_online(m, s, TPR < 32 ? TPR : 32);
 #if TPR > 32
-    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32;
-    if (threadIdx.x % 32 == 0) {
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
+    if (lane == 0) {
         red_m[rib][w] = m;
         red_s[rib][w] = s;
     }
     __syncthreads();
-    m = red_m[rib][0];
-    s = red_s[rib][0];
-#pragma unroll
-    for (int k = 1; k < WPR; ++k) online_merge(m, s, red_m[rib][k], red_s[rib][k]);
+    m = red_m[rib][lane % WPR];
+    s = red_s[rib][lane % WPR];
+    warp_reduce_online(m, s, WPR);
     __syncthreads();
 #endif
 #if CLUSTER > 1
-    __shared__ float part_m[RPB], part_s[RPB];
     const int slot = threadIdx.x / TPR;
     if (threadIdx.x % TPR == 0) {
         part_m[slot] = m;
         part_s[slot] = s;
     }
     cluster_sync();
-    m = cluster_load(&part_m[slot], 0);
-    s = cluster_load(&part_s[slot], 0);
-    for (unsigned r = 1; r < CLUSTER; ++r) online_merge(m, s, cluster_load(&part_m[slot], r), cluster_load(&part_s[slot], r));
-    cluster_sync();
+    m = cluster_load(&part_m[slot], threadIdx.x % CLUSTER);
+    s = cluster_load(&part_s[slot], threadIdx.x % CLUSTER);
+    warp_reduce_online(m, s, CLUSTER);
+#else
+    (void)part_m;
+    (void)part_s;
 #endif
 }
+#endif
+
+#if OP_LAYERNORM
+// A part of a row: its count, mean and sum of squared deviations from that
+// mean. Parts merge exactly (Chan et al.), so the mean and the variance
+// about it come from one combination over the row, not one each.
+struct moments {
+    float n, mean, m2;
+};
+__device__ __forceinline__ void moments_merge(moments &a, float n, float mean, float m2)
+{
+    const float total = a.n + n;
+    if (total == 0.0f) return;   // both empty
+    const float d = mean - a.mean, wb = n / total;
+    a.mean += d * wb;
+    a.m2 += m2 + d * d * a.n * wb;
+    a.n = total;
+}
+__device__ __forceinline__ void warp_reduce_moments(moments &a, int n)
+{
+#pragma unroll
+    for (int o = n / 2; o > 0; o >>= 1) {
+        const float n2 = __shfl_xor_sync(0xffffffffu, a.n, o), mean2 = __shfl_xor_sync(0xffffffffu, a.mean, o),
+                    m22 = __shfl_xor_sync(0xffffffffu, a.m2, o);
+        moments_merge(a, n2, mean2, m22);
+    }
+}
+// row_total for moments: red holds WPR parts per row, part RPB.
+__device__ __forceinline__ moments row_total_moments(moments a, moments (*red)[WPR], moments *part)
+{
+    warp_reduce_moments(a, TPR < 32 ? TPR : 32);
+#if TPR > 32
+    const int rib = threadIdx.x / TPR, w = (threadIdx.x % TPR) / 32, lane = threadIdx.x % 32;
+    if (lane == 0) red[rib][w] = a;
+    __syncthreads();
+    a = red[rib][lane % WPR];
+    warp_reduce_moments(a, WPR);
+    __syncthreads();
+#endif
+#if CLUSTER > 1
+    const int slot = threadIdx.x / TPR;
+    if (threadIdx.x % TPR == 0) part[slot] = a;
+    cluster_sync();
+    const unsigned r = threadIdx.x % CLUSTER;
+    a = moments{cluster_load(&part[slot].n, r), cluster_load(&part[slot].mean, r), cluster_load(&part[slot].m2, r)};
+    warp_reduce_moments(a, CLUSTER);
+#else
+    (void)part;
+#endif
+    return a;
+}
+#endif
+
+#if CACHE == CACHE_REGISTERS
+// A kept vector unpacked afresh in each pass: the empty asm hides that the
+// words are the same, so the compiler cannot keep an earlier pass's floats
+// alive instead (twice the registers for 16-bit storage).
+__device__ __forceinline__ void unpack_held(vec_t u, float f[VEC])
+{
+    unsigned *w = reinterpret_cast<unsigned *>(&u);
+#pragma unroll
+    for (int q = 0; q < (int)(sizeof(vec_t) / 4); ++q) asm volatile("" : "+r"(w[q]));
+    unpack_vec(u, f);
+}
+#endif
+
+// After a block's last read of the cluster's slots (in its last row group):
+// its half of the exit barrier, whose other half (STATS_READ_BY_ALL) ends
+// the kernel.
+#if CLUSTER > 1
+#define STATS_DONE() if (it == ROW_LOOP - 1) cluster_arrive()
+#define STATS_READ_BY_ALL() cluster_wait()
+#else
+#define STATS_DONE()
+#define STATS_READ_BY_ALL()
 #endif
 
 // The loop over a thread's vectors of its row: i counts them, j is the
@@ -204,15 +328,37 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #endif
 {
     __shared__ float red[RPB][WPR];
+    // a cluster's slots, one set per combination, and a second for the next
+    // row group: a block may write them while another still reads these
+    __shared__ float part_by_group[ROW_LOOP > 1 ? 2 : 1][2][RPB];
     const int rib = threadIdx.x / TPR, t = threadIdx.x % TPR;
 #if CLUSTER > 1
     const unsigned rank = cluster_rank();
 #else
     const unsigned rank = 0;
 #endif
-    const index_t row = (index_t)(blockIdx.x / CLUSTER) * RPB + rib;
-    const bool valid = row < R;
     const index_t col0 = (index_t)rank * NVS * VEC;   // the block's slice of the row starts here
+    // row group g of a block is its first plus g times the blocks' count
+    const index_t group0 = blockIdx.x / CLUSTER, groups_apart = gridDim.x / CLUSTER;
+#if ROW_LOOP > 1
+    vec_t held[ITEMS], pre[ITEMS];
+    // the block's slice of row rw into dst (past the last row, the last
+    // row's: loaded for nothing, but without a test per vector)
+#define LOAD_SLICE(dst, rw)                                                                     \
+    {                                                                                           \
+        const storage_t *src = x + ((rw) < R ? (rw) : R - 1) * (index_t)C + col0 + (index_t)t * VEC; \
+        _Pragma("unroll") for (int i = 0; i < ITEMS; ++i) if (NVS % TPR == 0 || t + i * TPR < NVS) \
+            dst[i] = *reinterpret_cast<const vec_t *>(src + (index_t)i * TPR * VEC);            \
+    }
+    LOAD_SLICE(held, group0 * RPB + rib);
+#endif
+    for (int it = 0; it < ROW_LOOP; ++it) {
+    const index_t row = (group0 + it * groups_apart) * RPB + rib;
+    const bool valid = row < R;
+    float (*part)[RPB] = part_by_group[(ROW_LOOP > 1 ? it % 2 : 0)];
+#if ROW_LOOP > 1
+    if (it + 1 < ROW_LOOP) LOAD_SLICE(pre, row + groups_apart * RPB);
+#endif
     const storage_t *xrow = x + (valid ? row : 0) * (index_t)C, *xr = xrow + col0;
 #if !OP_CROSS_ENTROPY
     storage_t *yr = y + (valid ? row : 0) * (index_t)C + col0;
@@ -241,10 +387,15 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     KEEP(i, j)
 #define KEPT xr
 #endif
-#if CACHE == CACHE_REGISTERS
-    float held[ITEMS][VEC];
-#define KEEP(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) held[i][k] = f[k]
-#define FETCH(i, j) _Pragma("unroll") for (int k = 0; k < VEC; ++k) f[k] = held[i][k]
+#if CACHE == CACHE_REGISTERS && ROW_LOOP > 1
+#undef LOAD_AND_KEEP
+#define LOAD_AND_KEEP(i, j) FETCH(i, j)   // loaded before
+    (void)xr;
+#define FETCH(i, j) unpack_held(held[i], f)
+#elif CACHE == CACHE_REGISTERS
+    vec_t held[ITEMS];
+#define KEEP(i, j) held[i] = u
+#define FETCH(i, j) unpack_held(held[i], f)
 #elif CACHE == CACHE_SHARED
     extern __shared__ __align__(16) unsigned char tess_smem[];
     storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
@@ -281,19 +432,29 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     }
 #if MAX_SUB && ONLINE
     __shared__ float red_s[RPB][WPR];
-    row_reduce_online(m, s, red, red_s);
+    row_reduce_online(m, s, red, red_s, part[0], part[1]);
 #elif MAX_SUB
-    m = row_total<max_op>(m, red);
+    m = row_total<max_op>(m, red, part[0]);
+#if KEEP_EXP
+    float ex[ITEMS][VEC];
+#endif
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += EXP(f[k] - m);
-    }
-    s = row_total<sum_op>(s, red);
-#else
-    s = row_total<sum_op>(s, red);
+        for (int k = 0; k < VEC; ++k) {
+            const float e = EXP(f[k] - m);
+#if KEEP_EXP
+            ex[i][k] = e;
 #endif
+            s += e;
+        }
+    }
+    s = row_total<sum_op>(s, red, part[1]);
+#else
+    s = row_total<sum_op>(s, red, part[1]);
+#endif
+    STATS_DONE();
 #if OP_CROSS_ENTROPY
     // ---- one loss and log-sum-exp per row, from its first thread
     if (valid && t == 0 && rank == 0) {
@@ -314,31 +475,40 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const float inv = 1.0f / s;
     PASS_UNROLL
     FOR_MINE(i, j) {
+#if KEEP_EXP
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) f[k] = ex[i][k] * inv;
+#else
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
+#endif
         store_vec(yr + (index_t)j * VEC, f);
     }
 #endif
 
 #elif OP_LAYERNORM
-    // ---- mean, then the variance about it (two passes over the kept row)
-    float s = 0.0f;
+    // ---- each thread's mean, then its squared deviations from it (two
+    // passes over what it keeps), merged over the row in one combination
+    moments mine = {0.0f, 0.0f, 0.0f};
     PASS_UNROLL
     FOR_MINE(i, j) {
         LOAD_AND_KEEP(i, j);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) s += f[k];
+        for (int k = 0; k < VEC; ++k) mine.mean += f[k];
+        mine.n += VEC;
     }
-    const float mean = row_total<sum_op>(s, red) * (1.0f / C);
-    float q = 0.0f;
+    if (mine.n > 0.0f) mine.mean /= mine.n;
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) q += (f[k] - mean) * (f[k] - mean);
+        for (int k = 0; k < VEC; ++k) mine.m2 += (f[k] - mine.mean) * (f[k] - mine.mean);
     }
-    const float rstd = RSQRT(row_total<sum_op>(q, red) * (1.0f / C) + EPS);
+    __shared__ moments red_mo[RPB][WPR], part_mo[ROW_LOOP > 1 ? 2 : 1][RPB];
+    const moments all = row_total_moments(mine, red_mo, part_mo[(ROW_LOOP > 1 ? it % 2 : 0)]);
+    const float mean = all.mean, rstd = RSQRT(all.m2 * (1.0f / C) + EPS);
+    STATS_DONE();
     float w[VEC], b[VEC];
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -359,7 +529,8 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) q += f[k] * f[k];
     }
-    const float rstd = RSQRT(row_total<sum_op>(q, red) * (1.0f / C) + EPS);
+    const float rstd = RSQRT(row_total<sum_op>(q, red, part[1]) * (1.0f / C) + EPS);
+    STATS_DONE();
     float w[VEC];
     PASS_UNROLL
     FOR_MINE(i, j) {
@@ -370,4 +541,12 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         store_vec(yr + (index_t)j * VEC, f);
     }
 #endif
+#if ROW_LOOP > 1
+    if (it + 1 < ROW_LOOP) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) held[i] = pre[i];
+    }
+#endif
+    }
+    STATS_READ_BY_ALL();
 }

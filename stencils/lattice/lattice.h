@@ -58,10 +58,16 @@ tess_status lbm_params_get(const tess_op *op, const tess_task *t, lbm_params *p)
 tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bufs);
 
 /* Appends to b the C or CUDA C definitions of the lattice and the
- * function lbm_cell(g, flags, g_out, x, y, z) that updates one cell, for
- * the storage and compute types declared above it (STORE, REAL, LD, ST,
- * QUAL, RESTRICT). */
-tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b);
+ * functions that update one cell: lbm_pull(g, flags, x, y, z, &pulled) (its
+ * loads), lbm_update(g, g_out, &pulled) (the rest) and lbm_cell(g, flags,
+ * g_out, x, y, z) (both), for the storage and compute types declared above
+ * it (STORE, REAL, LD, ST, QUAL, RESTRICT). `select`: the boundary rules
+ * without a branch (lbm_gen.c). */
+tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b);
+
+/* The labels of the `boundary` parameter: the rules behind a branch taken
+ * next to boundaries only, or as selects in every cell. */
+extern const char *const lbm_boundary_labels[2];
 
 tess_status lbm_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);
 tess_status lbm_cpu_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,

@@ -7,6 +7,8 @@
  *              2: they share (z, y) rows
  *   simd       whether the loop along x carries `omp simd`
  *   compute    arithmetic in the storage type or in f64 (f32 storage)
+ *   boundary   the boundary rules behind a branch, or as selects (which lets
+ *              the loop along x vectorize)
  */
 #include <stdio.h>
 #include <string.h>
@@ -41,6 +43,9 @@ tess_status lbm_cpu_space(const tess_op *op, const tess_task *t, const tess_devi
     if (!st)
         st = t->dtype == TESS_F32 ? tess_space_add_labels(s, "compute", 2, compute_f32, 0)
                                   : tess_space_add_labels(s, "compute", 1, compute_f64, 0);
+    if (!st) st = tess_space_add_labels(s, "boundary", 2, lbm_boundary_labels, 1);
+    /* added later: configs without it branched */
+    if (!st) st = tess_space_set_optional(s, "boundary", 0);
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -59,6 +64,7 @@ tess_status lbm_cpu_emit(const tess_op *op, const tess_task *t, const tess_devic
     const int collapse = (int)tess_config_get(s, c, "collapse");
     const bool simd = tess_config_get(s, c, "simd") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
+    const bool select = tess_config_get(s, c, "boundary") > 0;
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
@@ -69,14 +75,15 @@ tess_status lbm_cpu_emit(const tess_op *op, const tess_task *t, const tess_devic
         " * config: %s */\n"
         "typedef %s STORE;\ntypedef %s REAL;\n"
         "#define LD(v) ((REAL)(v))\n#define ST(v) ((STORE)(v))\n"
-        "#define QUAL static inline\n#define RESTRICT restrict\n"
+        "#define QUAL static inline __attribute__((always_inline))   /* inlined: the row loop vectorizes */\n"
+        "#define RESTRICT restrict\n"
         "#define THREADS %d\n"
         "#define OMP_FOR _Pragma(\"omp parallel for num_threads(THREADS) schedule(static)%s\")\n"
         "#define CELL_LOOP %s\n",
         op->name, (long long)p.nz, (long long)p.ny, (long long)p.nx, tess_dtype_name(t->dtype), config, store,
         f64 ? "double" : "float", threads,
         collapse == 2 ? " collapse(2)" : "", simd ? "_Pragma(\"omp simd\")" : "");
-    st = lbm_emit_cell(&p, &b);
+    st = lbm_emit_cell(&p, select, &b);
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cpu_c_in);
     memset(out, 0, sizeof *out);
     if (!st) st = tess_strbuf_finish(&b, &out->code);

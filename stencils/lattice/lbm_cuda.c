@@ -1,11 +1,21 @@
 /*
  * lbm_cuda.c - CUDA code generation for the lattice Boltzmann step.
  *
- * lbm_cell() (lbm_gen.c) inside templates/lbm.cu. Tunables:
+ * lbm_pull() and lbm_update() (lbm_gen.c) inside templates/lbm.cu. Tunables:
  *   block_x    threads of a block along x (coalesced loads of each direction)
  *   block_y    rows of a block along y
- *   cpt        cells per thread along y, block_y rows apart
+ *   cpt        cells per thread along y, block_y rows apart, all their loads
+ *              issued before the first update
+ *   cpz        consecutive z planes per thread (3D), updated one after
+ *              another: what plane z + 1 reads again of plane z is in L1
  *   compute    arithmetic in f32 or f64 (f32 and f16 storage; f64 storage: f64)
+ *   boundary   the boundary rules behind a branch that only cells next to a
+ *              boundary take (their own populations read only there), or
+ *              as selects in every cell (no divergence where solid cells
+ *              are scattered)
+ *   min_blocks blocks per SM that __launch_bounds__ asks registers for (0: no
+ *              request): more blocks resident, more loads in flight, fewer
+ *              registers per thread
  * f16 storage converts through PTX (cvt), so no header is needed.
  */
 #include <stdio.h>
@@ -23,10 +33,17 @@ static bool lbm_cuda_block_fits(const double *v, void *user) {
     return v[0] * v[1] <= 1024 && v[0] * v[1] >= 64;
 }
 
+/* An SM holds at most 2048 threads (v: block_x, block_y, cpt, compute, min_blocks). */
+static bool lbm_cuda_blocks_fit(const double *v, void *user) {
+    (void)user;
+    return v[4] * v[0] * v[1] <= 2048;
+}
+
 tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)dev;
     *out = NULL;
-    const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4};
+    const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4}, cpz[] = {1, 2, 4, 8};
+    const double minb[] = {0, 2, 4, 8, 12, 16};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     tess_status st = tess_space_add(s, "block_x", 5, bx, 2);
@@ -35,7 +52,17 @@ tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_dev
     if (!st)
         st = t->dtype == TESS_F64 ? tess_space_add_labels(s, "compute", 1, compute_f64, 0)
                                   : tess_space_add_labels(s, "compute", 2, compute_f32, 0);
+    if (!st) st = tess_space_add(s, "min_blocks", 6, minb, 0);
+    if (!st) st = tess_space_add(s, "cpz", t->ndim == 3 ? 4 : 1, cpz, 0);
+    /* select by default: the test inputs scatter solid cells, where a warp
+     * that branches runs both paths (1.4x slower on an H200) */
+    if (!st) st = tess_space_add_labels(s, "boundary", 2, lbm_boundary_labels, 1);
+    /* added later: configs without them ask for no occupancy, a plane per thread and branch */
+    if (!st) st = tess_space_set_optional(s, "min_blocks", 0);
+    if (!st) st = tess_space_set_optional(s, "cpz", 1);
+    if (!st) st = tess_space_set_optional(s, "boundary", 0);
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_block_fits, NULL, "64 <= block_x*block_y <= 1024");
+    if (!st) st = tess_space_add_constraint(s, lbm_cuda_blocks_fit, NULL, "min_blocks*block_x*block_y <= 2048");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -65,14 +92,16 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     tess_status st = lbm_params_get(op, t, &p);
     if (st) return st;
     const int bx = (int)tess_config_get(s, c, "block_x"), by = (int)tess_config_get(s, c, "block_y");
-    const int cpt = (int)tess_config_get(s, c, "cpt");
+    const int cpt = (int)tess_config_get(s, c, "cpt"), minb = (int)tess_config_get(s, c, "min_blocks");
+    const int cpz = (int)tess_config_get(s, c, "cpz");
+    const bool select = tess_config_get(s, c, "boundary") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
     const unsigned grid[3] = {(unsigned)((p.nx + bx - 1) / bx), (unsigned)((p.ny + by * cpt - 1) / (by * cpt)),
-                              (unsigned)p.nz};
-    if (p.nz > 65535 || grid[1] > 65535)
+                              (unsigned)((p.nz + cpz - 1) / cpz)};
+    if (grid[2] > 65535 || grid[1] > 65535)
         return tess_error(TESS_ERR_ARG, "%s cuda: a grid of %ux%ux%u blocks exceeds the y and z limits (65535)",
                           op->name, grid[0], grid[1], grid[2]);
     tess_strbuf b = {0};
@@ -81,11 +110,11 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         "// config: %s\n"
         "typedef %s REAL;\n%s"
         "#define QUAL __device__ __forceinline__\n#define RESTRICT __restrict__\n"
-        "#define BX %d\n#define BY %d\n#define CPT %d\n",
+        "#define BX %d\n#define BY %d\n#define CPT %d\n#define CPZ %d\n#define MIN_BLOCKS %d\n",
         op->name, (long long)p.nz, (long long)p.ny, (long long)p.nx, tess_dtype_name(t->dtype),
         dev->arch[0] ? dev->arch : "cuda", config, f64 ? "double" : "float", lbm_cuda_storage(t->dtype), bx, by,
-        cpt);
-    st = lbm_emit_cell(&p, &b);
+        cpt, cpz, minb);
+    st = lbm_emit_cell(&p, select, &b);
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);
     if (!st) st = tess_strbuf_finish(&b, &out->code);

@@ -1,8 +1,10 @@
 /*
  * lbm_gen.c - the per-cell update shared by the C/OpenMP and CUDA
- * generators: lattice constants, then lbm_cell() as straight-line code with
- * every velocity, weight and boundary term folded into literals, so neither
- * compiler needs to unroll loops over tables.
+ * generators: lattice constants, then lbm_pull() (a cell's loads into an
+ * lbm_pulled), lbm_update() (boundary rules, collision, stores) and
+ * lbm_cell() (both), as straight-line code with every velocity, weight and
+ * boundary term folded into literals, so neither compiler needs to unroll
+ * loops over tables.
  *
  * The template that follows it supplies nothing; what it needs above it:
  * STORE (storage type), REAL (compute type), LD(v) (a STORE as REAL),
@@ -54,83 +56,157 @@ static void lbm_emit_cu(tess_strbuf *b, const lbm_lattice *L, int i) {
     tess_strbuf_puts(b, ")");
 }
 
-/* The neighbour coordinate of axis a upstream of velocity component c. */
-static const char *lbm_upstream(int a, int c) {
-    static const char *const same[3] = {"x", "y", "z"}, *const minus[3] = {"xm", "ym", "zm"},
-                             *const plus[3] = {"xp", "yp", "zp"};
-    return c > 0 ? minus[a] : c < 0 ? plus[a] : same[a];
+/* Appends "+ OFF" for the offset of axis a upstream of velocity component c
+ * (x: 1, y: NX, z: NX * NY cells), wrapping around the periodic edge. */
+static void lbm_upstream(tess_strbuf *b, int a, int c) {
+    static const char *const minus[3] = {"xm", "ym", "zm"}, *const plus[3] = {"xp", "yp", "zp"};
+    if (c != 0) tess_strbuf_printf(b, " + %s", c > 0 ? minus[a] : plus[a]);
 }
 
-tess_status lbm_emit_cell(const lbm_params *p, tess_strbuf *b) {
+/* "const lbm_index xm = x == 0 ? +(N - 1) * S : -S, xp = ..." for one axis. */
+static void lbm_emit_offsets(tess_strbuf *b, const char *v, char axis, int64_t n, int64_t stride) {
+    tess_strbuf_printf(b, "    const lbm_index %cm = %s == 0 ? (lbm_index)%lld : (lbm_index)-%lld, "
+                          "%cp = %s == %lld ? (lbm_index)-%lld : (lbm_index)%lld;\n",
+                       axis, v, (long long)((n - 1) * stride), (long long)stride, axis, v, (long long)(n - 1),
+                       (long long)((n - 1) * stride), (long long)stride);
+}
+
+const char *const lbm_boundary_labels[2] = {"branch", "select"};
+
+/* The cell's own populations: s0..s(Q-1) as stored, o0..o(Q-1) converted
+ * (every one, so that no conversion sits in a branch of its own). */
+static void lbm_emit_own(tess_strbuf *b, int q, const char *ind) {
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "%sconst STORE s%d = g[IDX(%d, c)];\n", ind, i, i);
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "%sconst REAL o%d = LD(s%d);\n", ind, i, i);
+}
+
+/* The boundary rules: bounce-back (with Ladd's term next to moving walls)
+ * and, next to outlets, the equilibrium at density 1 and the cell's own
+ * velocity, which its populations after the last collision still carry. */
+static void lbm_emit_rules(tess_strbuf *b, const lbm_params *p, const char *ind) {
     const lbm_lattice *L = p->lat;
-    const int q = L->q;
-    tess_strbuf_printf(b,
-        "#define Q %d\n#define NX %lld\n#define NY %lld\n#define NZ %lld\n#define NCELLS %lldLL\n",
-        q, (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->cells);
-    if (p->aos)
-        tess_strbuf_puts(b, "#define IDX(i, n) ((long long)(n) * Q + (i))   /* cell-major */\n");
-    else
-        tess_strbuf_puts(b, "#define IDX(i, n) ((long long)(i) * NCELLS + (n))   /* direction-major */\n");
-    tess_strbuf_printf(b,
-        "\n/* One %s cell: pull the post-collision populations g_i - w_i of the upstream\n"
-        " * neighbours (bounce-back from walls, Ladd's term from moving walls, the\n"
-        " * equilibrium at density 1 from outlets), collide (%s), store. */\n"
-        "QUAL void lbm_cell(const STORE *RESTRICT g, const int *RESTRICT flags, STORE *RESTRICT go,\n"
-        "                   int x, int y, int z)\n{\n"
-        "    const long long c = ((long long)z * NY + y) * NX + x;\n"
-        "    if (flags[c] != 0) {   /* solid, lid, inlet and outlet cells keep their populations */\n",
-        L->name, p->trt ? "TRT" : "BGK");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        go[IDX(%d, c)] = g[IDX(%d, c)];\n", i, i);
-    tess_strbuf_puts(b,
-        "        return;\n    }\n"
-        "    const int xm = x == 0 ? NX - 1 : x - 1, xp = x == NX - 1 ? 0 : x + 1;\n"
-        "    const int ym = y == 0 ? NY - 1 : y - 1, yp = y == NY - 1 ? 0 : y + 1;\n");
-    if (L->dim == 3) tess_strbuf_puts(b, "    const int zm = z == 0 ? NZ - 1 : z - 1, zp = z == NZ - 1 ? 0 : z + 1;\n");
-    tess_strbuf_puts(b, "    unsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n");
-    tess_strbuf_puts(b, "    const REAL f0 = LD(g[IDX(0, c)]);\n");
-    for (int i = 1; i < q; i++) {
+    tess_strbuf_printf(b, "%sunsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n", ind);
+    for (int i = 1; i < L->q; i++) {
         const int *ci = L->c[i];
         double cu = ci[0] * p->u_wall[0] + ci[1] * p->u_wall[1] + ci[2] * p->u_wall[2];
-        tess_strbuf_printf(b, "    REAL f%d;\n    {\n        const long long n = ", i);
-        if (L->dim == 3) tess_strbuf_printf(b, "((long long)%s * NY + %s) * NX + %s;\n", lbm_upstream(2, ci[2]),
-                                            lbm_upstream(1, ci[1]), lbm_upstream(0, ci[0]));
-        else tess_strbuf_printf(b, "(long long)%s * NX + %s;\n", lbm_upstream(1, ci[1]), lbm_upstream(0, ci[0]));
         tess_strbuf_printf(b,
-            "        const int k = flags[n];\n"
-            "        if (k == 0) f%d = LD(g[IDX(%d, n)]);\n"
-            "        else if (k == 3) { f%d = 0; outlet |= %uu; }\n"
-            "        else f%d = LD(g[IDX(%d, c)]) + (k == 2 ? (REAL)%.17g : (REAL)0);\n    }\n",
-            i, i, i, 1u << i, i, L->opp[i], 6.0 * L->w[i] * cu);
+            "%sif (k%d == 3) outlet |= %uu;\n"
+            "%sif (k%d != 0) f%d = k%d == 3 ? (REAL)0 : o%d + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
+            ind, i, 1u << i, ind, i, i, i, L->opp[i], i, 6.0 * L->w[i] * cu);
     }
-    /* Outlets: the equilibrium at density 1 and the cell's own velocity,
-     * which its populations after the last collision still carry. */
-    tess_strbuf_puts(b, "    if (outlet) {\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "        const REAL s%d = LD(g[IDX(%d, c)]);\n", i, i);
-    lbm_emit_moments(b, L, "s", "        ");
-    tess_strbuf_puts(b, "        (void)drho;\n");
-    for (int i = 1; i < q; i++) {
-        tess_strbuf_printf(b, "        if (outlet & %uu) { const REAL cu = ", 1u << i);
+    char inner[32];
+    snprintf(inner, sizeof inner, "%s    ", ind);
+    tess_strbuf_printf(b, "%sif (outlet) {\n", ind);
+    lbm_emit_moments(b, L, "o", inner);
+    tess_strbuf_printf(b, "%s(void)drho;\n", inner);
+    for (int i = 1; i < L->q; i++) {
+        tess_strbuf_printf(b, "%sif (outlet & %uu) { const REAL cu = ", inner, 1u << i);
         lbm_emit_cu(b, L, i);
         tess_strbuf_printf(b, "; f%d = (REAL)%.17g * (cu + (REAL)0.5 * cu * cu - usq); }\n", i, L->w[i]);
     }
-    tess_strbuf_puts(b, "    }\n    {\n");
-    lbm_emit_moments(b, L, "f", "        ");
-    tess_strbuf_puts(b, "        const REAL rho = (REAL)1 + drho;\n");
-    for (int i = 0; i < q; i++) {
-        tess_strbuf_printf(b, "        const REAL cu%d = ", i);
+    tess_strbuf_printf(b, "%s}\n", ind);
+}
+
+/* The collision of f0..f(Q-1) and the stores; with `keep`, a cell that is
+ * not fluid stores its own populations instead (a select of the converted
+ * result, computed in every cell). */
+static void lbm_emit_collide(tess_strbuf *b, const lbm_params *p, bool keep) {
+    const lbm_lattice *L = p->lat;
+    lbm_emit_moments(b, L, "f", "    ");
+    tess_strbuf_puts(b, "    const REAL rho = (REAL)1 + drho;\n");
+    for (int i = 0; i < L->q; i++) {
+        tess_strbuf_printf(b, "    const REAL cu%d = ", i);
         lbm_emit_cu(b, L, i);
-        tess_strbuf_printf(b, ";\n        const REAL n%d = f%d - (REAL)%.17g * (drho + rho * (cu%d + (REAL)0.5 * cu%d * cu%d - usq));\n",
+        tess_strbuf_printf(b, ";\n    const REAL neq%d = f%d - (REAL)%.17g * (drho + rho * (cu%d + (REAL)0.5 * cu%d * cu%d - usq));\n",
                            i, i, L->w[i], i, i, i);
     }
-    for (int i = 0; i < q; i++) {
+    for (int i = 0; i < L->q; i++) {
         int o = L->opp[i];
+        tess_strbuf_printf(b, "    const STORE r%d = ", i);
         if (p->trt && o != i)
-            tess_strbuf_printf(b,
-                "        go[IDX(%d, c)] = ST(f%d - (REAL)%.17g * (n%d + n%d) - (REAL)%.17g * (n%d - n%d));\n",
-                i, i, 0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
+            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * (neq%d + neq%d) - (REAL)%.17g * (neq%d - neq%d));\n", i,
+                               0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
         else
-            tess_strbuf_printf(b, "        go[IDX(%d, c)] = ST(f%d - (REAL)%.17g * n%d);\n", i, i, p->omega, i);
+            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * neq%d);\n", i, p->omega, i);
+        if (keep) tess_strbuf_printf(b, "    go[IDX(%d, c)] = k0 != 0 ? s%d : r%d;\n", i, i, i);
+        else tess_strbuf_printf(b, "    go[IDX(%d, c)] = r%d;\n", i, i);
     }
-    tess_strbuf_puts(b, "    }\n}\n\n");
+}
+
+/* The cell's code is straight-line so that every load is issued before any
+ * of them is used: the flags and populations of all upstream neighbours are
+ * read unconditionally (a pull from a solid cell reads its unchanged values,
+ * which the boundary rules then replace). Branching on each neighbour's kind
+ * before its load would leave one load in flight per thread. The cell's own
+ * populations, which bounce-back, outlets and solid cells need, are read
+ * only next to a boundary (`select` false: a branch, which skips them in the
+ * bulk of a flow) or always (`select`: no branch at all, so a loop over
+ * cells vectorizes, and solid cells store their own populations by a
+ * select). */
+tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
+    const lbm_lattice *L = p->lat;
+    const int q = L->q;
+    /* 32-bit indices where every population's index fits, which saves the
+     * 64-bit address arithmetic of each of the 2 Q accesses */
+    const bool narrow = p->cells * q < ((int64_t)1 << 31);
+    tess_strbuf_printf(b,
+        "#define Q %d\n#define NX %lld\n#define NY %lld\n#define NZ %lld\n#define NCELLS %lld\n"
+        "typedef %s lbm_index;\n",
+        q, (long long)p->nx, (long long)p->ny, (long long)p->nz, (long long)p->cells,
+        narrow ? "int" : "long long");
+    if (p->aos)
+        tess_strbuf_puts(b, "#define IDX(i, n) ((n) * Q + (i))   /* cell-major */\n");
+    else
+        tess_strbuf_puts(b, "#define IDX(i, n) ((lbm_index)(i) * NCELLS + (n))   /* direction-major */\n");
+    /* the pull: what a cell reads of its upstream neighbours */
+    tess_strbuf_puts(b, "\n/* What a cell pulls: its index, its kind and its upstream neighbours' kinds and\n"
+                        " * populations (k_i, f_i: of the neighbour at -c_i, as stored). */\n"
+                        "typedef struct lbm_pulled {\n    lbm_index c;\n    int k0");
+    for (int i = 1; i < q; i++) tess_strbuf_printf(b, ", k%d", i);
+    tess_strbuf_puts(b, ";\n    STORE f0");
+    for (int i = 1; i < q; i++) tess_strbuf_printf(b, ", f%d", i);
+    tess_strbuf_puts(b, ";\n} lbm_pulled;\n\n"
+        "QUAL void lbm_pull(const STORE *RESTRICT g, const int *RESTRICT flags, int x, int y, int z, lbm_pulled *in)\n{\n"
+        "    const lbm_index c = ((lbm_index)z * NY + y) * NX + x;\n");
+    lbm_emit_offsets(b, "x", 'x', p->nx, 1);
+    lbm_emit_offsets(b, "y", 'y', p->ny, p->nx);
+    if (L->dim == 3) lbm_emit_offsets(b, "z", 'z', p->nz, p->nx * p->ny);
+    tess_strbuf_puts(b, "    in->c = c;\n    in->k0 = flags[c];\n    in->f0 = g[IDX(0, c)];\n");
+    for (int i = 1; i < q; i++) {
+        tess_strbuf_printf(b, "    const lbm_index n%d = c", i);
+        for (int a = 0; a < L->dim; a++) lbm_upstream(b, a, L->c[i][a]);
+        tess_strbuf_printf(b, ";\n    in->k%d = flags[n%d];\n    in->f%d = g[IDX(%d, n%d)];\n", i, i, i, i, i);
+    }
+    tess_strbuf_printf(b, "}\n\n"
+        "/* The update of a pulled cell: bounce-back from walls, Ladd's term from moving\n"
+        " * walls, the equilibrium at density 1 from outlets, collision (%s), store.\n"
+        " * Solid, lid, inlet and outlet cells keep their populations. */\n"
+        "QUAL void lbm_update(const STORE *RESTRICT g, STORE *RESTRICT go, const lbm_pulled *in)\n{\n"
+        "    const lbm_index c = in->c;\n",
+        p->trt ? "TRT" : "BGK");
+    for (int i = 0; i < q; i++)
+        tess_strbuf_printf(b, "    const int k%d = in->k%d;\n    %sREAL f%d = LD(in->f%d);\n", i, i, i ? "" : "const ", i,
+                           i);
+    if (select) {
+        lbm_emit_own(b, q, "    ");
+        lbm_emit_rules(b, p, "    ");
+    } else {
+        tess_strbuf_puts(b, "    if ((k0");
+        for (int i = 1; i < q; i++) tess_strbuf_printf(b, " | k%d", i);
+        tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
+        lbm_emit_own(b, q, "        ");
+        tess_strbuf_puts(b, "        if (k0 != 0) {\n");
+        for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            go[IDX(%d, c)] = s%d;\n", i, i);
+        tess_strbuf_puts(b, "            return;\n        }\n");
+        lbm_emit_rules(b, p, "        ");
+        tess_strbuf_puts(b, "    }\n");
+    }
+    lbm_emit_collide(b, p, select);
+    tess_strbuf_printf(b, "}\n\n"
+        "/* One %s cell. */\n"
+        "QUAL void lbm_cell(const STORE *RESTRICT g, const int *RESTRICT flags, STORE *RESTRICT go,\n"
+        "                   int x, int y, int z)\n{\n"
+        "    lbm_pulled in;\n    lbm_pull(g, flags, x, y, z, &in);\n    lbm_update(g, go, &in);\n}\n\n",
+        L->name);
     return TESS_OK;
 }

@@ -1,34 +1,45 @@
 #!/usr/bin/env bash
 # rowwise_h200.sh - the row-wise benchmark on a GPU host (the issue's shapes,
-# bf16): calibrates the copy bandwidth, tunes each operator with a modest
-# budget and at most --seconds each (aimed at about four minutes in all on an H200
-# host), runs the PyTorch anchor (eager and torch.compile) on the same shapes
-# in the same run, measures the error of each case's best kernel against a
-# float64 reference (rowwise_error.py, through tessera's Python package), and
-# prints one table (rowwise_table.py). gelu is also tuned
-# under an error budget of 1e-3, whose shortcuts show in its best config.
-# The reductions along an axis (reduce) have the copy bandwidth as their
-# reference, no PyTorch column.
+# bf16; the sum of all elements in f32): runs the PyTorch anchor first, with
+# a time limit of its own (eager and torch.compile on the same shapes,
+# rowwise_torch.py), calibrates the copy and read bandwidths, tunes each
+# case with a modest budget and at most --seconds, and prints one table
+# (rowwise_table.py): GB/s beside the bandwidth of the same run and
+# PyTorch's, and the largest error each best kernel's verification saw
+# (random and typical inputs, against a float64 reference). gelu is also
+# tuned under an error budget of 1e-3, whose row adds the best config that
+# takes no shortcut. The reductions along an axis have the read bandwidth
+# as their reference, no PyTorch column. On the GPU the long rows search a
+# sub-space for twice the time (long_fix below).
 #
-# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small] [--budget N] [--seconds S] [--out DIR]
+# usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small|--host-sizes] [--budget N] [--seconds S]
+#                                    [--torch-seconds T] [--torch-forms eager[,compile]] [--only REGEX] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
+#   --host-sizes  shapes for a CPU: 128 MiB of bf16 per input, four times a
+#             32 MiB last-level cache, so every operator streams from memory
 #   --seconds the time limit of each tune (default 5)
-# Environment: TESSERA (the binary, default build/tessera), TESSERA_LIBRARY
-# (libtessera.so, default beside the binary), PYTHON (python3).
+#   --torch-seconds  the time limit of the PyTorch anchor (default 90)
+#   --torch-forms    PyTorch's forms to time (default eager,compile)
+#   --only    the cases whose label matches the extended regular expression
+# Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-backend=cuda budget=20 seconds=5 small=0 out=""
+backend=cuda budget=20 seconds=5 sizes=gpu out="" torch_seconds=90 torch_forms=eager,compile only=""
 while [ $# -gt 0 ]; do
     case $1 in
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
     --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+    --torch-seconds) torch_seconds=${2:?--torch-seconds needs a value}; shift 2 ;;
+    --torch-forms) torch_forms=${2:?--torch-forms needs a value}; shift 2 ;;
+    --only) only=${2:?--only needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
-    --small) small=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --small) sizes=small; shift ;;
+    --host-sizes) sizes=host; shift ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -37,71 +48,78 @@ out=${out:-data/bench/rowwise-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 
-if [ "$small" = 1 ]; then
-    rows_mid=64x1024 rows_long=4x8192 rows_short=256x128 flat=100003 cube=4x64x100
+if [ "$sizes" = small ]; then
+    rows_mid=64x1024 rows_long=4x8192 rows_short=256x128 flat=100003 cube=4x64x100 total=100003
+elif [ "$sizes" = host ]; then
+    rows_mid=8192x8192 rows_long=1024x65536 rows_short=65536x1024 flat=67108864 cube=16x2048x2048 total=67108864
 else
-    rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456 cube=64x2048x2048
+    rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456 cube=64x2048x2048 total=1073741824
 fi
-# label, operator, shape, extra options
-cases=(
-    "softmax $rows_mid|softmax|$rows_mid|"
-    "layernorm $rows_mid|layernorm|$rows_mid|"
-    "rmsnorm $rows_mid|rmsnorm|$rows_mid|"
-    "log_softmax $rows_mid|log_softmax|$rows_mid|"
-    "cross_entropy $rows_mid|cross_entropy|$rows_mid|"
-    "add_rmsnorm $rows_mid|add_rmsnorm|$rows_mid|"
-    "softmax $rows_long|softmax|$rows_long|"
-    "layernorm $rows_long|layernorm|$rows_long|"
-    "rmsnorm $rows_long|rmsnorm|$rows_long|"
-    "softmax $rows_short|softmax|$rows_short|"
-    "layernorm $rows_short|layernorm|$rows_short|"
-    "rmsnorm $rows_short|rmsnorm|$rows_short|"
-    "gelu (erf)|gelu|$flat|"
-    "gelu (erf), error budget 1e-3|gelu|$flat|--error-budget 1e-3"
-    "gelu_tanh|gelu_tanh|$flat|"
-    "silu|silu|$flat|"
-    "reduce sum, axis 0 (columns)|reduce:kind=sum,axis=0|$cube|"
-    "reduce mean, axis 2 (rows)|reduce:kind=mean,axis=2|$cube|"
+# Long rows on the GPU: a sub-space (the row in registers, 16-byte loads, a
+# row group per block), twice the time, for threads per row, clusters and
+# row loops: the whole space is too large for a few seconds.
+long_fix="" long_time=1
+if [ "$backend" = cuda ]; then long_fix=vec=8,rows_per_block=1,cache=registers,unroll=1 long_time=2; fi
+# label, operator, shape, dtype, parameters fixed, time (times --seconds), extra options
+all_cases=(
+    "softmax $rows_mid|softmax|$rows_mid|bf16||1|"
+    "layernorm $rows_mid|layernorm|$rows_mid|bf16||1|"
+    "rmsnorm $rows_mid|rmsnorm|$rows_mid|bf16||1|"
+    "log_softmax $rows_mid|log_softmax|$rows_mid|bf16||1|"
+    "cross_entropy $rows_mid|cross_entropy|$rows_mid|bf16||1|"
+    "add_rmsnorm $rows_mid|add_rmsnorm|$rows_mid|bf16||1|"
+    "softmax $rows_long|softmax|$rows_long|bf16|$long_fix|$long_time|"
+    "layernorm $rows_long|layernorm|$rows_long|bf16|$long_fix|$long_time|"
+    "rmsnorm $rows_long|rmsnorm|$rows_long|bf16|$long_fix|$long_time|"
+    "softmax $rows_short|softmax|$rows_short|bf16||1|"
+    "layernorm $rows_short|layernorm|$rows_short|bf16||1|"
+    "rmsnorm $rows_short|rmsnorm|$rows_short|bf16||1|"
+    "gelu (erf)|gelu|$flat|bf16||1|"
+    "gelu (erf), error budget 1e-3|gelu|$flat|bf16||1|--error-budget 1e-3"
+    "gelu_tanh|gelu_tanh|$flat|bf16||1|"
+    "silu|silu|$flat|bf16||1|"
+    "sum $total f32|sum|$total|f32||1|"
+    "reduce sum, axis 0 (columns)|reduce:kind=sum,axis=0|$cube|bf16||1|"
+    "reduce mean, axis 2 (rows)|reduce:kind=mean,axis=2|$cube|bf16||1|"
 )
-# long rows cut over thread-block clusters (sm_90), beside the search's own choice
-if [ "$backend" = cuda ]; then
-    cases+=("softmax $rows_long cluster=8|softmax|$rows_long|--fix cluster=8"
-            "layernorm $rows_long cluster=8|layernorm|$rows_long|--fix cluster=8")
+cases=() torch_cases=()
+for c in "${all_cases[@]}"; do
+    IFS='|' read -r label op shape dtype fix times extra <<< "$c"
+    if [ -n "$only" ] && ! [[ $label =~ $only ]]; then continue; fi
+    cases+=("$c")
+    # the anchor has the operators without attributes
+    if [ -z "$extra" ] && [[ $op != *:* ]]; then torch_cases+=("$op:$shape:$dtype"); fi
+done
+[ ${#cases[@]} -gt 0 ] || { echo "rowwise_h200.sh: error: no case matches --only '$only'" >&2; exit 2; }
+
+: > "$out/torch.jsonl"
+if [ ${#torch_cases[@]} -gt 0 ]; then
+    echo "== PyTorch anchor ($torch_forms, at most $torch_seconds s)" >&2
+    device=$([ "$backend" = cuda ] && echo cuda || echo cpu)
+    # what it measured before its time ran out is kept
+    if ! timeout "$torch_seconds" "$python" "$here/rowwise_torch.py" --device "$device" --forms "$torch_forms" \
+            "${torch_cases[@]}" > "$out/torch.jsonl" 2> "$out/torch.log"; then
+        echo "rowwise_h200.sh: the PyTorch anchor stopped early (its missing cases are n/a): $(tail -1 "$out/torch.log")" >&2
+    fi
 fi
 
 echo "== calibrate ($backend)" >&2
 "$tessera" calibrate --backend "$backend" | tee "$out/calibrate.txt" >&2
 
 : > "$out/tessera.jsonl"
-torch_cases=() error_cases=()
+failed=0
 for c in "${cases[@]}"; do
-    IFS='|' read -r label op shape extra <<< "$c"
-    echo "== tune $label ($shape)" >&2
+    IFS='|' read -r label op shape dtype fix times extra <<< "$c"
+    echo "== tune $label ($shape $dtype${fix:+, $fix})" >&2
     echo "# $label" >> "$out/tessera.jsonl"
     # shellcheck disable=SC2086  # extra holds options, split on purpose
-    if ! "$tessera" tune "$op" --shape "$shape" --dtype bf16 --backend "$backend" --budget "$budget" \
-            --seconds "$seconds" --transfer off --json $extra >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
+    if ! "$tessera" tune "$op" --shape "$shape" --dtype "$dtype" --backend "$backend" --budget "$((budget * times))" \
+            --seconds "$(awk "BEGIN { print $seconds * $times }")" --transfer off ${fix:+--fix "$fix"} --json $extra \
+            >> "$out/tessera.jsonl" 2>> "$out/tune.log"; then
         echo "rowwise_h200.sh: error: tune $label failed (see $out/tune.log)" >&2
-        exit 1
+        sed -i '$ d' "$out/tessera.jsonl"   # its label, without a result
+        failed=1
     fi
-    # the anchor has the operators without attributes
-    if [ -z "$extra" ] && [[ $op != *:* ]]; then torch_cases+=("$op:$shape"); fi
-    # the error of the task's best kernel: a case with --fix shares its task with the unpinned one
-    if [ -z "$extra" ]; then error_cases+=("$label|$op|$shape|"); fi
-    if [[ $extra == --error-budget* ]]; then error_cases+=("$label|$op|$shape|${extra#--error-budget }"); fi
 done
-
-echo "== PyTorch anchor" >&2
-device=$([ "$backend" = cuda ] && echo cuda || echo cpu)
-if ! "$python" "$here/rowwise_torch.py" --device "$device" --dtype bf16 "${torch_cases[@]}" \
-        > "$out/torch.jsonl" 2> "$out/torch.log"; then
-    echo "rowwise_h200.sh: PyTorch anchor failed, its columns are n/a: $(tail -1 "$out/torch.log")" >&2
-fi
-echo "== errors of the best kernels" >&2
-if ! PYTHONPATH="$here/../../python${PYTHONPATH:+:$PYTHONPATH}" \
-        TESSERA_LIBRARY=${TESSERA_LIBRARY:-$(dirname "$tessera")/libtessera.so} \
-        "$python" "$here/rowwise_error.py" --backend "$backend" --dtype bf16 "${error_cases[@]}" \
-        > "$out/errors.jsonl" 2> "$out/errors.log"; then
-    echo "rowwise_h200.sh: the error measurement failed, its column is n/a: $(tail -1 "$out/errors.log")" >&2
-fi
-"$python" "$here/rowwise_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" "$out/errors.jsonl" | tee "$out/table.txt"
+"$python" "$here/rowwise_table.py" "$out/tessera.jsonl" "$out/torch.jsonl" "$out/calibrate.txt" | tee "$out/table.txt"
+exit $failed

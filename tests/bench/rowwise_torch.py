@@ -2,15 +2,17 @@
 """rowwise_torch.py - the PyTorch anchor of the row-wise benchmark: torch eager
 and torch.compile on the same operators and shapes as tessera, timed with CUDA
 events (on a GPU; wall clock otherwise), the median of repeats. Prints one JSON
-object per line: {"op", "shape", "eager_gbps", "compile_gbps"}, GB/s counted
+object per line: {"op", "shape", "dtype", "eager_gbps", "compile_gbps"}, GB/s counted
 as tessera counts them (each input read once, the output written once, the
 weights read once; cross_entropy: the logits read, int32 labels read, and a
-loss and a log-sum-exp per row written, 4 bytes each). A form torch cannot run prints null for it and says why
-on stderr.
+loss and a log-sum-exp per row written, 4 bytes each; sum: its input read). A
+form torch cannot run prints null for it and says why on stderr.
 
-usage: rowwise_torch.py [--device cuda|cpu] [--dtype bf16|f16|f32] [--repeats N] OP:SHAPE...
+usage: rowwise_torch.py [--device cuda|cpu] [--dtype bf16|f16|f32] [--repeats N] [--forms eager,compile]
+                        OP:SHAPE[:DTYPE]...
+       (--forms: the forms to time; one left out prints null)
        (OP: softmax, log_softmax, cross_entropy, layernorm, rmsnorm, add_rmsnorm, gelu,
-        gelu_tanh, silu, swiglu; SHAPE: RxC or N)
+        gelu_tanh, silu, swiglu, sum (of all elements); SHAPE: RxC or N; DTYPE: the case's, else --dtype)
 """
 import argparse
 import json
@@ -73,6 +75,8 @@ def make_case(torch, op, dims, dtype, device):
         return (lambda a: F.gelu(a, approximate="tanh")), (x,), 2 * n * size
     if op == "silu":
         return (lambda a: F.silu(a)), (x,), 2 * n * size
+    if op == "sum":
+        return (lambda a: torch.sum(a)), (x,), n * size
     if op == "swiglu":
         up = torch.randn(*dims, dtype=dtype, device=device)
         return (lambda g, u: F.silu(g) * u), (x, up), 3 * n * size
@@ -103,8 +107,13 @@ def main():
     p.add_argument("--device", default="cuda")
     p.add_argument("--dtype", default="bf16", choices=["bf16", "f16", "f32"])
     p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--forms", default="eager,compile")
     p.add_argument("cases", nargs="+", metavar="OP:SHAPE")
     a = p.parse_args()
+    forms = a.forms.split(",")
+    if not forms or any(f not in ("eager", "compile") for f in forms):
+        print(f"rowwise_torch.py: error: --forms takes eager and/or compile, not '{a.forms}'", file=sys.stderr)
+        return 2
     try:
         import torch
     except ImportError as e:
@@ -113,16 +122,22 @@ def main():
     if a.device == "cuda" and not torch.cuda.is_available():
         print("rowwise_torch.py: error: --device cuda, but torch sees no GPU", file=sys.stderr)
         return 1
-    dtype = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[a.dtype]
+    dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
     for case in a.cases:
-        op, _, shape = case.partition(":")
+        op, _, rest = case.partition(":")
+        shape, _, dtype_name = rest.partition(":")
         try:
-            fn, args, nbytes = make_case(torch, op, parse_shape(shape), dtype, a.device)
+            if (dtype_name or a.dtype) not in dtypes:
+                raise ValueError(f"unknown dtype '{dtype_name}'")
+            fn, args, nbytes = make_case(torch, op, parse_shape(shape), dtypes[dtype_name or a.dtype], a.device)
         except ValueError as e:
             print(f"rowwise_torch.py: error: {case}: {e}", file=sys.stderr)
             return 2
-        row = {"op": op, "shape": shape}
+        row = {"op": op, "shape": shape, "dtype": dtype_name or a.dtype}
         for form, f in (("eager", fn), ("compile", None)):
+            if form not in forms:
+                row[form + "_gbps"] = None
+                continue
             try:
                 f = f or torch.compile(fn)
                 row[form + "_gbps"] = nbytes / (median_ms(torch, f, args, a.repeats, a.device) * 1e6)

@@ -221,6 +221,9 @@ contains
     call check(index(report%best_config, 'tile_y=') > 0, 'best config: ' // trim(report%best_config))
     call check(len_trim(report%device) > 0 .and. len_trim(report%stop_reason) > 0, 'device and stop reason')
     call check(report%elapsed_s > 0, 'elapsed time')
+    ! hdiff has no shortcut: its best config is the best exact one
+    call check(report%best_error >= 0 .and. report%best_exact_config == report%best_config .and. &
+               report%best_exact_ms == report%best_ms, 'the best config is exact, with its error')
   end subroutine
 
   ! The tuned config is the exact one, from tess_kernel_get and from dispatch.

@@ -79,4 +79,28 @@ TESSERA_STENCIL_PATH="$scratch/mine" "$tessera" tune heat2d2 --shape 40x36 --bac
     --fix time_tile=2 --json >"$scratch/mine2.json" 2>&1
 check "its time tiles verify" grep -q '"ok": 3' "$scratch/mine2.json"
 
+# Under an error budget the report gives the best config's largest error and,
+# beside it, the best config that takes no shortcut; the records keep every
+# verified result's error.
+"$tessera" tune softmax --shape 16x256 --dtype bf16 --backend cpu --error-budget 1e-3 --strategy exhaustive \
+    --budget 4 --fix threads=1,simd=1,online=0,exp=poly --db "$scratch/budget.db" --json >"$scratch/budget.json" 2>&1
+check "a budget's report has the errors and the best exact config" python3 - "$scratch/budget.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["statuses"]["ok"] >= 1, r
+b, e = r["best"], r["best_exact"]
+assert 0 <= b["error"] < 0.01, b
+assert e["config"]["max_sub"] == 1 and e["config"]["fast_math"] == 0, e
+assert e["time_ms"] >= b["time_ms"] and 0 <= e["error"] < 0.01, (b, e)
+PY
+"$tessera" db export --db "$scratch/budget.db" -o "$scratch/budget.jsonl" 2>/dev/null
+check "the records hold each verified result's error" python3 - "$scratch/budget.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert rows and all((r["metrics"]["max_error"] >= 0) == (r["status"] == "ok") for r in rows), rows
+PY
+"$tessera" tune softmax --shape 16x256 --dtype bf16 --backend cpu --error-budget 1e-3 --strategy exhaustive \
+    --budget 4 --fix threads=1,simd=1,online=0,exp=poly --db "$scratch/budget.db" >"$scratch/budget.txt" 2>&1
+check "the table gives the error" grep -q "^  error " "$scratch/budget.txt"
+
 finish

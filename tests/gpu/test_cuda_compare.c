@@ -4,7 +4,9 @@
  * (tess_verify_element): an element is unwritten when it is NaN where the
  * reference is not, wrong when beyond tol * (scale + |ref|), and NaN or Inf
  * are right only where the reference has them. Each case is checked against
- * the counts and first indices the host's rule gives and the ones expected. Skipped (77) where there is no CUDA device.
+ * the counts and first indices the host's rule gives and the ones expected,
+ * and the largest error (tess_problem_error) against the host's. Skipped
+ * (77) where there is no CUDA device.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,15 +15,18 @@
 
 #define N 100003
 
-/* The host's rule (problem.c), for the expected counts. */
+/* The host's rule (problem.c), for the expected counts and largest error. */
 static void host_counts(const void *got, const void *want, tess_dtype t, double tol, double scale,
-                        int64_t k[4]) {
+                        int64_t k[4], double *max_error) {
     k[0] = k[2] = 0;
     k[1] = k[3] = INT64_MAX;
+    *max_error = 0;
     for (int64_t i = 0; i < N; i++) {
-        int v = tess_verify_element(tess_dtype_load(got, t, i), tess_dtype_load(want, t, i), tol, scale);
+        const double g = tess_dtype_load(got, t, i), w = tess_dtype_load(want, t, i), e = tess_problem_error(g, w, scale);
+        int v = tess_verify_element(g, w, tol, scale);
         if (v == 1 && !k[0]++) k[1] = i;
         if (v == 2 && !k[2]++) k[3] = i;
+        if (e > *max_error) *max_error = e;
     }
 }
 
@@ -34,11 +39,14 @@ static void check_case(const tess_backend_ops *be, void *ctx, tess_dtype t, cons
     CHECK_OK(be->upload(ctx, dgot, got, bytes));
     CHECK_OK(be->upload(ctx, dwant, want, bytes));
     int64_t k[4] = {-1, -1, -1, -1}, host[4];
-    CHECK_OK(be->compare(ctx, dgot, dwant, t, N, tol, 1.0, k));
-    host_counts(got, want, t, tol, 1.0, host);
+    double max_error = -1, host_error = -1;
+    CHECK_OK(be->compare(ctx, dgot, dwant, t, N, tol, 1.0, k, &max_error));
+    host_counts(got, want, t, tol, 1.0, host, &host_error);
     for (int i = 0; i < 4; i++)
         CHECK_MSG(k[i] == host[i] && k[i] == expect[i], "%s %s: counts[%d] %lld on the device, %lld on the host, %lld expected",
                   tess_dtype_name(t), what, i, (long long)k[i], (long long)host[i], (long long)expect[i]);
+    CHECK_MSG(max_error == host_error, "%s %s: largest error %.17g on the device, %.17g on the host",
+              tess_dtype_name(t), what, max_error, host_error);
     be->release(ctx, dgot);
     be->release(ctx, dwant);
 }

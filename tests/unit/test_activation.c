@@ -71,7 +71,9 @@ static void check_guarded_approximation(void) {
 }
 
 /* silu compiled with -ffast-math: x / (1 + exp(-x)) assumes exp(-x) is
- * finite, and for x below -88 (typical inputs reach -100) it is not: NaN. */
+ * finite, which for x below -88 (typical inputs reach -100) libm's expf is
+ * not; the C kernels' exp_poly clamps its argument, so the shortcut holds
+ * there too, as the exact kernel does. */
 static void check_fast_math_silu(void) {
     const tess_op *silu = tess_op_find("silu");
     tess_task t = rowwise_task("silu", TESS_BF16, 4, 1000, "error_budget=0.001");
@@ -83,8 +85,7 @@ static void check_fast_math_silu(void) {
     CHECK_OK(tess_config_parse(s, "threads=1,simd=1,fast_math=0", &c[1]));
     tess_space_destroy(s);
     outcomes o = evaluate(cpu, &cpu_dev, silu, &t, &c[0], 1);
-    CHECK_MSG(o.n[TESS_RESULT_WRONG_RESULT] == 1 && strstr(o.message, "typical inputs"), "silu fast_math=1: '%s'",
-              o.message);
+    CHECK_MSG(o.n[TESS_RESULT_OK] == 1, "silu fast_math=1: %s", o.message);
     o = evaluate(cpu, &cpu_dev, silu, &t, &c[1], 1);
     CHECK_MSG(o.n[TESS_RESULT_OK] == 1, "silu fast_math=0: %s", o.message);
 }

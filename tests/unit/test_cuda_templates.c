@@ -245,8 +245,22 @@ int main(void) {
                 char pin[160];
                 snprintf(pin, sizeof pin, "%s", cluster_pins[p]);
                 if (o >= 3) *strstr(pin, ",online") = '\0';   /* the norms have neither online nor fast_exp */
+                /* softmax keeps its exponentials by default, beside a row in registers only */
+                if (o == 0 && !strstr(pin, "registers")) strcat(pin, ",keep_exp=0");
                 compile_pinned(be, &dev, row_ops[o], TESS_BF16, rows_long, pin);
             }
+        /* softmax keeping its exponentials, alone and in a cluster */
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_mid,
+                       "keep_exp=1,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_F32, rows_long,
+                       "keep_exp=1,cluster=8,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
+        /* row groups one after another, the next one's slice loaded early, with and without a cluster */
+        static const char *const loop_pins[] = {
+            "row_loop=4,cluster=8,cache=registers,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
+            "row_loop=2,cluster=1,cache=registers,vec=4,threads_per_row=256,rows_per_block=2,unroll=1"};
+        const tess_op *const loop_ops[] = {&tess_op_softmax, &tess_op_log_softmax, &tess_op_layernorm, &tess_op_rmsnorm};
+        for (int o = 0; o < 4; o++)
+            for (int p = 0; p < 2; p++) compile_pinned(be, &dev, loop_ops[o], TESS_BF16, p ? rows_mid : rows_long, loop_pins[p]);
         compile_space(be, &dev, &tess_op_reduce, TESS_BF16, odd, 3, "kind=max,axis=1", rng);
         compile_space(be, &dev, &tess_op_reduce, TESS_F32, cube, 3, "kind=mean,axis=2", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};

@@ -49,12 +49,12 @@ static void reference_steps(const tess_op *op, const tess_task *t, double **g, i
 
 static void test_kernels_verify(const char *dir) {
     static const struct {
-        const char *op, *shape, *dtype, *attrs;
+        const char *op, *shape, *dtype, *attrs, *fix;   /* fix: both forms of the boundary rules */
     } cases[] = {
-        {"lbm_d2q9", "10x13", "f32", "collision=trt,layout=aos,ux=0.05,uy=-0.03"},
-        {"lbm_d2q9", "9x8", "f64", "ux=0.1"},
-        {"lbm_d3q19", "5x6x7", "f32", "collision=trt,uy=0.02,uz=0.04"},
-        {"lbm_d3q19", "4x5x6", "f64", "layout=aos,ux=0.03,omega=0.9"},
+        {"lbm_d2q9", "10x13", "f32", "collision=trt,layout=aos,ux=0.05,uy=-0.03", "boundary=branch"},
+        {"lbm_d2q9", "9x8", "f64", "ux=0.1", "boundary=select"},
+        {"lbm_d3q19", "5x6x7", "f32", "collision=trt,uy=0.02,uz=0.04", "boundary=select"},
+        {"lbm_d3q19", "4x5x6", "f64", "layout=aos,ux=0.03,omega=0.9", "boundary=branch"},
     };
     char db[512];
     snprintf(db, sizeof db, "%s/records.db", dir);
@@ -71,6 +71,7 @@ static void test_kernels_verify(const char *dir) {
         opt.budget = 2;
         opt.strategy = "random";
         opt.transfer = "off";
+        opt.fix = cases[i].fix;
         tess_tune_report rep;
         CHECK_OK(tess_tune(ctx, spec, shape, ndim, cases[i].dtype, "cpu", &opt, &rep));
         CHECK_MSG(rep.evaluations == 2 && rep.status_counts[0] == 2, "%s %s: %d of %d configs verified", spec,
@@ -224,6 +225,11 @@ int main(void) {
     compile_cuda(d3q19, "collision=trt,ux=0.05", TESS_F16, NULL);
     compile_cuda(d3q19, "layout=aos,uz=0.02", TESS_F32, "block_x=64,block_y=2,cpt=4,compute=f64");
     compile_cuda(d2q9, "layout=aos,collision=trt,uy=0.1", TESS_F16, "block_x=32,block_y=8,cpt=2,compute=f32");
+    /* both forms of the boundary rules in every storage type, occupancy requests */
+    compile_cuda(d3q19, "ux=0.05", TESS_F16, "block_x=128,block_y=1,cpt=2,compute=f32,min_blocks=8,boundary=branch");
+    compile_cuda(d3q19, "ux=0.05", TESS_F32, "block_x=256,block_y=1,cpt=1,compute=f32,min_blocks=4,cpz=4,boundary=branch");
+    compile_cuda(d2q9, "ux=0.05", TESS_F64, "block_x=128,block_y=2,cpt=1,compute=f64,boundary=select");
+    compile_cuda(d3q19, "collision=trt,ux=0.05", TESS_F16, "block_x=64,block_y=2,cpt=1,compute=f32,boundary=select");
     test_refusals(d2q9);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -42,7 +42,7 @@ static tess_result make_result(tess_outcome status, double time_ms) {
     res.gbps = 100.0 / time_ms;
     res.gflops = 50.0 / time_ms;
     res.compile_ms = 25.5;
-    res.metrics = (tess_kernel_metrics){32, 1024, 2048, 0, 0.75, 310.5};
+    res.metrics = (tess_kernel_metrics){32, 1024, 2048, 0, 0.75, 310.5, 2.5e-4};
     if (status != TESS_RESULT_OK)
         snprintf(res.message, sizeof res.message, "failed: %s", tess_outcome_name(status));
     return res;
@@ -150,7 +150,7 @@ static void test_schema(void) {
     CHECK(r && strcmp(tess_records_path(r), path) == 0);
     tess_records_close(r);
     CHECK(access(path, F_OK) == 0);
-    CHECK(raw_int(path, "PRAGMA user_version") == 3);
+    CHECK(raw_int(path, "PRAGMA user_version") == 4);
     raw_text(path, "SELECT value FROM meta WHERE name = 'application'", text, sizeof text);
     CHECK(strcmp(text, "tessera") == 0);
     raw_text(path, "PRAGMA journal_mode", text, sizeof text);
@@ -162,7 +162,7 @@ static void test_schema(void) {
     /* Reopening an existing database keeps it. */
     CHECK_OK(tess_records_open(path, &r));
     tess_records_close(r);
-    CHECK(raw_int(path, "PRAGMA user_version") == 3);
+    CHECK(raw_int(path, "PRAGMA user_version") == 4);
 }
 
 static void test_round_trip(void) {
@@ -190,7 +190,7 @@ static void test_round_trip(void) {
         CHECK(w->gbps == 40.0 && w->gflops == 20.0 && w->compile_ms == 25.5);
         CHECK(w->metrics.registers == 32 && w->metrics.smem_static == 1024);
         CHECK(w->metrics.smem_dynamic == 2048 && w->metrics.local_bytes == 0);
-        CHECK(w->metrics.occupancy == 0.75 && w->metrics.power_w == 310.5);
+        CHECK(w->metrics.occupancy == 0.75 && w->metrics.power_w == 310.5 && w->metrics.max_error == 2.5e-4);
         CHECK(strcmp(w->strategy, "anneal") == 0);
         /* 2025-01-31T12:00:00.123Z */
         CHECK(strlen(w->created_at) == 24 && w->created_at[10] == 'T' && w->created_at[19] == '.' &&
@@ -775,7 +775,7 @@ static void check_upgrade(int from) {
     tess_records *r;
     CHECK_OK(tess_records_open(path, &r));
     if (!r) return;
-    CHECK(raw_int(path, "PRAGMA user_version") == 3);
+    CHECK(raw_int(path, "PRAGMA user_version") == 4);
     tess_device d = {0};
     strcpy(d.backend, "cpu");
     strcpy(d.name, "AMD EPYC");
@@ -790,6 +790,8 @@ static void check_upgrade(int from) {
     CHECK(!tess_ceiling_measured(&d.ceiling[TESS_CEILING_READ]) && !tess_device_calibrated(&d));
     rows rs = all_rows(r, NULL, NULL);
     CHECK_MSG(rs.n == 14, "%d results", rs.n);
+    /* results of before the error was measured say so */
+    for (int i = 0; i < rs.n; i++) CHECK(rs.v[i].metrics.max_error == -1);
     free(rs.v);
     tess_record_row best;
     CHECK_OK(tess_records_best(r, "heat3d:f32:32x32x32", "cpu:AMD EPYC:x86_64:2", &best));

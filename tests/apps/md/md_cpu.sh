@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tessera-md on the CPU: the LAMMPS in.lj lattice at step 0, a restart written by ncgen
 # (data/md/lj256.nc) read and run for 400 NVE steps within the committed bounds
-# (data/md/ci_bounds.txt), a restart and trajectory written and read back, and malformed
-# input refused with a message and exit 1 (usage errors: 2).
+# (data/md/ci_bounds.txt), the transposed list's step 0, the Langevin thermostat's
+# temperature, a restart and trajectory written and read back, and malformed input refused
+# with a message and exit 1 (usage errors: 2).
 set -u
 md=$1
 data=$2
@@ -25,6 +26,12 @@ total=$((total + 1))
 same "lattice pe/atom" "$(thermo "$scratch/lattice" 0 4)" "$(bound lattice_pe)"
 same "lattice pressure" "$(thermo "$scratch/lattice" 0 7)" "$(bound lattice_pressure)"
 
+# The transposed list gives the same step 0
+total=$((total + 1))
+"$md" --lattice fcc --density 0.8442 --cells 6 --temperature 1.44 --seed 87287 --dtype f64 --layout cols \
+    >"$scratch/cols" || fail "lattice run, layout cols"
+same "lattice pe/atom, layout cols" "$(thermo "$scratch/cols" 0 4)" "$(bound lattice_pe)"
+
 # The restart another tool wrote: step 0, then NVE
 total=$((total + 1))
 "$md" --restart "$data/lj256.nc" --dtype f64 >"$scratch/restart0" || fail "reading lj256.nc"
@@ -40,6 +47,16 @@ awk -v d="$dev" -v b="$(bound nve_max_deviation)" 'BEGIN { exit !(d != "" && d +
     fail "NVE: max |E-E0| per atom '$dev' not below $(bound nve_max_deviation)"
 total=$((total + 1))
 grep -q "<polyline" "$scratch/e.svg" || fail "the SVG has no curves"
+
+# The Langevin thermostat brings the restart's T* = 1.2 to 0.8: the mean of the thermo lines
+# from step 500 (2.5 time units, 2.5 times the friction's 1/gamma) on
+total=$((total + 1))
+"$md" --restart "$data/lj256.nc" --shift --langevin 0.8 --steps 1500 --thermo 20 >"$scratch/nvt" ||
+    fail "Langevin run"
+mean_t=$(awk '$1 ~ /^[0-9]+$/ && NF == 7 && $1 >= 500 { s += $3; n++ } END { if (n) printf "%.4f", s / n }' "$scratch/nvt")
+total=$((total + 1))
+awk -v t="$mean_t" 'BEGIN { exit !(t != "" && t > 0.74 && t < 0.86) }' ||
+    fail "Langevin: mean temperature '$mean_t' not within 0.06 of 0.8"
 
 # What it wrote reads back: the final state's thermo line is the restart's step 0
 total=$((total + 1))
