@@ -168,13 +168,16 @@ static tess_status transfer(model *m, double *q, int upload) {
 tess_status model_set(model *m, const double *q) { return transfer(m, (double *)q, 1); }
 tess_status model_get(model *m, double *q) { return transfer(m, q, 0); }
 
-/* One application of a kernel: q[0] in, q[1] out, then they trade places. */
+/* One application of a kernel: q[0] in, q[1] out, then they trade places.
+ * On cuda the launch is queued on the default stream, so the GPU runs the
+ * steps back to back instead of waiting for each (a small grid's step is
+ * shorter than a wait); reading the tracer back waits for them all. */
 static tess_status apply(model *m, model_kernel *mk) {
     for (int i = 0; i < mk->n; i++) {
         if (mk->buf[i].role == TESS_BUFFER_INPUT && mk->buf[i].advanced) mk->arrays[i] = m->q[0];
         else if (mk->buf[i].role == TESS_BUFFER_OUTPUT) mk->arrays[i] = m->q[1];
     }
-    tess_status st = tess_kernel_run(mk->k, mk->arrays, mk->n);
+    tess_status st = tess_kernel_run_on_stream(mk->k, mk->arrays, mk->n, NULL);
     void *t = m->q[0];
     m->q[0] = m->q[1];
     m->q[1] = t;
