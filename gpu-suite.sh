@@ -197,14 +197,16 @@ fi
 # --- the other families and the apps: each one's own benchmark script, time-limited -----
 if want families; then
     family_s=${TESSERA_SUITE_FAMILY_S:-240}
-    for fam in ${TESSERA_SUITE_FAMILIES:-rowwise fluid md weather attention gemm}; do
+    for fam in ${TESSERA_SUITE_FAMILIES:-rowwise fluid md weather attention gemm gemm_skinny}; do
         script=$root/tests/bench/${fam}_h200.sh
         [ -x "$script" ] || { echo "no benchmark script for $fam"; continue; }
         say "$fam: $script (at most $family_s s)"
         case $fam in
         fluid) args=(--tessera "$build/tessera" --fluid "$build/tessera-fluid") ;;
         md) args=(--tessera "$build/tessera" --md "$build/tessera-md") ;;
-        weather) args=(--tessera "$build/tessera" --weather "$build/tessera-weather") ;;
+        weather) args=(--tessera "$build/tessera" --weather "$build/tessera-weather" --seconds $((family_s - 5))) ;;
+        rowwise) args=(--torch-forms eager) ;;   # compiled forms take minutes of their own
+        gemm) args=(--wgmma) ;;                  # each large case in its own sub-space: all of them at 20 s take 320 s
         *) args=() ;;
         esac
         # shellcheck disable=SC2086
