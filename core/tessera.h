@@ -105,8 +105,10 @@ typedef struct tess_tune_options {
     /* Seconds a kernel may compile before it is stopped and counts as a
      * compile error; 0: the default (60), < 0: no limit. */
     double compile_timeout_s;
-    /* The extra error, relative to the float64 reference, that results may
-     * have (as the operator measures it); > 0 adds the operator's shortcut
+    /* The extra error, relative to the float64 reference, added to the
+     * tolerance exact results are verified against (as the operator
+     * measures it; a shortcut may also use the exact tolerance's rounding
+     * slack, so the report gives both configs' measured errors); > 0 adds the operator's shortcut
      * parameters (fast intrinsics, approximations with guarded exact paths)
      * to the search, each kept only when it passes on random and on typical
      * inputs. It is the task's attribute error_budget, so shortcut results
