@@ -166,3 +166,9 @@ tess_status tess_md_cpu_threads_space(const tess_device *dev, tess_space **out) 
     *out = s;
     return TESS_OK;
 }
+
+double tess_md_exact_tolerance(const tess_op *op, const tess_task *t) {
+    (void)op;
+    (void)t;
+    return 0.01;
+}

@@ -89,12 +89,6 @@ static double displace_bytes(const tess_op *op, const tess_task *t) {
     return 48.0 * (double)t->shape[0] + 4.0 * (double)tess_md_chunks(t->shape[0]);
 }
 
-static double displace_tolerance(const tess_op *op, const tess_task *t) {
-    (void)op;
-    (void)t;
-    return 0.01;   /* what a planted error is scaled by: the verify hook compares exactly */
-}
-
 /* The counts exactly. */
 static bool displace_verify(const tess_op *op, const tess_task *t, int b, const void *got, const void *want,
                             tess_result *res) {
@@ -190,6 +184,6 @@ const tess_op tess_op_md_displace = {
     .reference = displace_reference,
     .flops = displace_flops,
     .bytes = displace_bytes,
-    .tolerance = displace_tolerance,
+    .tolerance = tess_md_exact_tolerance,
     .verify = displace_verify,
 };

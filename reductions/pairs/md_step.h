@@ -85,6 +85,9 @@ void tess_md_list_reference(const tess_md_params *p, const double *x, const int3
  * made from a counter-based hash, the same in every generated kernel. */
 double tess_md_noise(uint64_t seed, uint64_t step, uint64_t k);
 
+/* The tolerance slot of the operators whose verify hook compares exactly
+ * (md_bin, md_list, md_displace): only the scale of a planted error. */
+double tess_md_exact_tolerance(const tess_op *op, const tess_task *t);
 /* A cuda space of one parameter: threads per block, 64 to 512 (default 256). */
 tess_status tess_md_cuda_block_space(tess_space **out);
 /* A cuda space of threads per block for one block per chunk: 64 to 256 (default 128). */
