@@ -117,10 +117,6 @@ int fluid_case_build(const char *name, long n, double re, double u, fluid_case *
     return FLUID_OK;
 }
 
-/* A text attribute of its own length. */
-static int put_text(int nc, int var, const char *name, const char *text) {
-    return nc_put_att_text(nc, var, name, strlen(text), text);
-}
 
 #define NC_TRY(call)                                                                                      \
     do {                                                                                                  \
@@ -142,18 +138,18 @@ int fluid_case_write(const fluid_case *c, const char *path, char *err, size_t er
         NC_TRY(nc_def_dim(nc, names[a], (size_t)c->shape[a], &dims[a]));
         NC_TRY(nc_def_var(nc, names[a], NC_DOUBLE, 1, &dims[a], &cvar[a]));
         NC_TRY(nc_put_att_text(nc, cvar[a], "axis", 1, axis_names[3 - c->ndim + a]));
-        NC_TRY(put_text(nc, cvar[a], "units", "1"));
-        NC_TRY(put_text(nc, cvar[a], "long_name", "cell index"));
+        NC_TRY(fluid_put_text(nc, cvar[a], "units", "1"));
+        NC_TRY(fluid_put_text(nc, cvar[a], "long_name", "cell index"));
     }
     NC_TRY(nc_def_var(nc, "mask", NC_INT, c->ndim, dims, &var));
     const int flag_values[CELL_KINDS] = {CELL_FLUID, CELL_WALL, CELL_MOVING, CELL_OUTLET};
     const char *meanings = "fluid wall moving_wall_or_inlet outlet";
     NC_TRY(nc_put_att_int(nc, var, "flag_values", NC_INT, CELL_KINDS, flag_values));
-    NC_TRY(put_text(nc, var, "flag_meanings", meanings));
-    NC_TRY(put_text(nc, var, "long_name", "cell kind"));
-    NC_TRY(put_text(nc, NC_GLOBAL, "Conventions", "CF-1.8"));
-    NC_TRY(put_text(nc, NC_GLOBAL, "title", c->name));
-    NC_TRY(put_text(nc, NC_GLOBAL, "lattice", c->lat->name));
+    NC_TRY(fluid_put_text(nc, var, "flag_meanings", meanings));
+    NC_TRY(fluid_put_text(nc, var, "long_name", "cell kind"));
+    NC_TRY(fluid_put_text(nc, NC_GLOBAL, "Conventions", "CF-1.8"));
+    NC_TRY(fluid_put_text(nc, NC_GLOBAL, "title", c->name));
+    NC_TRY(fluid_put_text(nc, NC_GLOBAL, "lattice", c->lat->name));
     NC_TRY(nc_put_att_double(nc, NC_GLOBAL, "reynolds", NC_DOUBLE, 1, &c->reynolds));
     NC_TRY(nc_put_att_double(nc, NC_GLOBAL, "velocity", NC_DOUBLE, 1, &c->velocity));
     NC_TRY(nc_put_att_double(nc, NC_GLOBAL, "length", NC_DOUBLE, 1, &c->length));

@@ -92,6 +92,10 @@ void fluid_validation_free(fluid_validation *v);
 /* Writes the comparison as a text table. */
 int fluid_validation_table(const fluid_validation *v, const fluid_case *c, const char *path, char *err,
                            size_t errlen);
+/* Writes a text attribute of its own length: the netCDF status (output.c,
+ * used by the input writer in case.c too). */
+int fluid_put_text(int nc, int var, const char *name, const char *text);
+
 /* The picture: the speed field and the profiles with the reference points. */
 int fluid_svg_write(const char *path, const fluid_case *c, const fluid_fields *f, const fluid_validation *v,
                     char *err, size_t errlen);

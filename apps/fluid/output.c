@@ -19,8 +19,8 @@ struct fluid_output {
     int64_t cells;
 };
 
-/* A text attribute of its own length. */
-static int put_text(int nc, int var, const char *name, const char *text) {
+/* A text attribute of its own length (netCDF status). */
+int fluid_put_text(int nc, int var, const char *name, const char *text) {
     return nc_put_att_text(nc, var, name, strlen(text), text);
 }
 
@@ -36,8 +36,8 @@ static int put_text(int nc, int var, const char *name, const char *text) {
 static int def_field(struct fluid_output *o, const int *dims, int ndims, const char *name, const char *long_name,
                      const char *units, int *var) {
     int rc = nc_def_var(o->nc, name, NC_FLOAT, ndims, dims, var);
-    if (!rc) rc = put_text(o->nc, *var, "long_name", long_name);
-    if (!rc) rc = put_text(o->nc, *var, "units", units);
+    if (!rc) rc = fluid_put_text(o->nc, *var, "long_name", long_name);
+    if (!rc) rc = fluid_put_text(o->nc, *var, "units", units);
     return rc;
 }
 
@@ -63,17 +63,17 @@ int fluid_output_open(fluid_output **out, const char *path, const fluid_case *c,
     NC_TRY(nc_create(path, NC_CLOBBER | NC_NETCDF4, &o->nc));
     NC_TRY(nc_def_dim(o->nc, "time", NC_UNLIMITED, &dims[0]));
     NC_TRY(nc_def_var(o->nc, "time", NC_DOUBLE, 1, &dims[0], &o->time_var));
-    NC_TRY(put_text(o->nc, o->time_var, "units", "1"));
-    NC_TRY(put_text(o->nc, o->time_var, "long_name", "time steps (lattice units)"));
-    NC_TRY(put_text(o->nc, o->time_var, "axis", "T"));
+    NC_TRY(fluid_put_text(o->nc, o->time_var, "units", "1"));
+    NC_TRY(fluid_put_text(o->nc, o->time_var, "long_name", "time steps (lattice units)"));
+    NC_TRY(fluid_put_text(o->nc, o->time_var, "axis", "T"));
     for (int a = 0; a < c->ndim; a++) {
         const char *nm = names[3 - c->ndim + a];
         o->shape[a] = (size_t)c->shape[a];
         NC_TRY(nc_def_dim(o->nc, nm, o->shape[a], &dims[a + 1]));
         NC_TRY(nc_def_var(o->nc, nm, NC_DOUBLE, 1, &dims[a + 1], &cvar[a]));
         NC_TRY(nc_put_att_text(o->nc, cvar[a], "axis", 1, axes[3 - c->ndim + a]));
-        NC_TRY(put_text(o->nc, cvar[a], "units", "1"));
-        NC_TRY(put_text(o->nc, cvar[a], "long_name", "cell centre (cell widths)"));
+        NC_TRY(fluid_put_text(o->nc, cvar[a], "units", "1"));
+        NC_TRY(fluid_put_text(o->nc, cvar[a], "long_name", "cell centre (cell widths)"));
     }
     NC_TRY(def_field(o, dims, c->ndim + 1, "u", "x velocity", "cell widths per step", &o->var[0]));
     NC_TRY(def_field(o, dims, c->ndim + 1, "v", "y velocity", "cell widths per step", &o->var[1]));
@@ -83,18 +83,18 @@ int fluid_output_open(fluid_output **out, const char *path, const fluid_case *c,
     NC_TRY(def_field(o, dims, c->ndim + 1, "vorticity", c->ndim == 2 ? "z vorticity" : "vorticity magnitude",
                      "per step", &o->var[4]));
     NC_TRY(nc_def_var(o->nc, "mask", NC_INT, c->ndim, dims + 1, &mvar));
-    NC_TRY(put_text(o->nc, mvar, "flag_meanings", "fluid wall moving_wall_or_inlet outlet"));
+    NC_TRY(fluid_put_text(o->nc, mvar, "flag_meanings", "fluid wall moving_wall_or_inlet outlet"));
     NC_TRY(nc_def_dim(o->nc, "sample", NC_UNLIMITED, &sample));
     NC_TRY(nc_def_var(o->nc, "history_step", NC_INT64, 1, &sample, &o->hist_step));
     NC_TRY(nc_def_var(o->nc, "history_residual", NC_DOUBLE, 1, &sample, &o->hist_res));
-    NC_TRY(put_text(o->nc, o->hist_res, "long_name", "max change of velocity over 1000 steps / lid speed"));
+    NC_TRY(fluid_put_text(o->nc, o->hist_res, "long_name", "max change of velocity over 1000 steps / lid speed"));
     NC_TRY(nc_def_var(o->nc, "history_mass", NC_DOUBLE, 1, &sample, &o->hist_mass));
-    NC_TRY(put_text(o->nc, o->hist_mass, "long_name", "sum of density, fluid cells"));
-    NC_TRY(put_text(o->nc, NC_GLOBAL, "Conventions", "CF-1.8"));
-    NC_TRY(put_text(o->nc, NC_GLOBAL, "title", c->name));
-    NC_TRY(put_text(o->nc, NC_GLOBAL, "source", "tessera-fluid (lattice Boltzmann)"));
-    NC_TRY(put_text(o->nc, NC_GLOBAL, "history", history));
-    NC_TRY(put_text(o->nc, NC_GLOBAL, "lattice", c->lat->name));
+    NC_TRY(fluid_put_text(o->nc, o->hist_mass, "long_name", "sum of density, fluid cells"));
+    NC_TRY(fluid_put_text(o->nc, NC_GLOBAL, "Conventions", "CF-1.8"));
+    NC_TRY(fluid_put_text(o->nc, NC_GLOBAL, "title", c->name));
+    NC_TRY(fluid_put_text(o->nc, NC_GLOBAL, "source", "tessera-fluid (lattice Boltzmann)"));
+    NC_TRY(fluid_put_text(o->nc, NC_GLOBAL, "history", history));
+    NC_TRY(fluid_put_text(o->nc, NC_GLOBAL, "lattice", c->lat->name));
     NC_TRY(nc_put_att_double(o->nc, NC_GLOBAL, "reynolds", NC_DOUBLE, 1, &c->reynolds));
     NC_TRY(nc_put_att_double(o->nc, NC_GLOBAL, "velocity", NC_DOUBLE, 1, &c->velocity));
     NC_TRY(nc_put_att_double(o->nc, NC_GLOBAL, "length", NC_DOUBLE, 1, &c->length));
