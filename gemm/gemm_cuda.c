@@ -39,6 +39,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "core/wgmma_emit.h"
 #include "gemm.h"
 
 extern const char tess_src_gemm_templates_gemm_common_cuh[];
@@ -47,6 +48,7 @@ extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
 extern const char tess_src_gemm_templates_gemm_sm80_cuh[];
 extern const char tess_src_gemm_templates_gemm_split_cuh[];
+extern const char tess_src_core_templates_hopper_cuh[];
 
 /* kslices (with the mma path) and promote (e4m3, which has no mma path) share the slot after tma_store */
 enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_TMA_STORE, P_KSLICES, P_PROMOTE = P_KSLICES };
@@ -252,21 +254,11 @@ void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d) {
                        d->buf_c >= 0 ? "Cm" : "((const out_t *)0)", d->buf_bias >= 0 ? "bias" : "((const out_t *)0)");
 }
 
-/* One m64nBNk16 (k32 for e4m3) warpgroup MMA on BN/2 accumulators (the asm's operand list depends on BN);
- * 16-bit inputs take the transpose flags (0: K-major), e4m3 has none. */
+/* One m64nBNk16 (k32 for e4m3) warpgroup MMA on BN/2 accumulators, K-major operands from shared memory
+ * (the asm's operand list depends on BN), and the K it covers. */
 static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
-    const char *ty = in == TESS_F16 ? "f16" : in == TESS_E4M3 ? "e4m3" : "bf16";
-    const int nd = bn / 2;
-    tess_strbuf_printf(b,
-                       "#define K_STEP %d\n"
-                       "__device__ __forceinline__ void wgmma_step(float (&d)[%d], unsigned long long a, unsigned long long b)\n"
-                       "{\n    asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
-                       "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-                       in == TESS_E4M3 ? 32 : 16, nd, nd + 2, bn, in == TESS_E4M3 ? 32 : 16, ty, ty);
-    for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s%%%d", i ? ", " : "", i);
-    tess_strbuf_printf(b, "}, %%%d, %%%d, p, 1, 1%s; }\"\n                 : ", nd, nd + 1, in == TESS_E4M3 ? "" : ", 0, 0");
-    for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s\"+f\"(d[%d])", i ? ", " : "", i);
-    tess_strbuf_puts(b, "\n                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n\n");
+    tess_strbuf_printf(b, "#define K_STEP %d\n", tess_wgmma_k(in));
+    tess_wgmma_emit(b, &(tess_wgmma_shape){.name = "wgmma_step", .n = bn, .in = in});
 }
 
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
@@ -401,7 +393,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
         tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
         tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
     }
-    if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
+    if (path == PATH_WGMMA) {
+        tess_strbuf_puts(&b, tess_src_core_templates_hopper_cuh);
+        tess_strbuf_puts(&b, "\n");
+        wgmma_function(&b, bn, d.in);
+    }
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
     snprintf(out->options, sizeof out->options, "--minimal");

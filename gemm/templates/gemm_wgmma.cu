@@ -20,7 +20,9 @@
 // registers: the fp8 MMAs accumulate with about 14 bits), TMA_STORE (each
 // consumer stages its rows of D in shared memory for the TMA to store,
 // instead of storing from registers) with OUT_BYTES; and wgmma_step
-// (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
+// (one m64nBNkK_STEP on BN/2 accumulators, generated for BN). The
+// primitives (tensor maps, descriptors, mbarriers, 2D TMA loads, wgmma
+// fences) are core/templates/hopper.cuh's, placed above as well.
 //
 // A convolution (stride 1) is the GEMM of its im2col view. A 1x1 filter
 // without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
@@ -31,8 +33,6 @@
 // the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
 // image's output) and TILES_M (tile rows in tile_coords).
 
-struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUtensorMap
-
 #define CONSUMERS (BM / 64)
 #define ROW_BYTES (BK * IN_BYTES)   // of a slice's row: 64 or 128, the swizzle atom's width
 #define A_BYTES (BM * ROW_BYTES)
@@ -42,29 +42,11 @@ struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUten
 // a stage is released by one arrival of every consumer warp of the cluster
 #define RELEASES (CLUSTER * CONSUMERS * 4)
 
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
 // A K-major operand in shared memory, swizzled: eight rows of BK elements
 // (one swizzle atom) every 8 * ROW_BYTES bytes; the leading offset is unused.
 __device__ __forceinline__ unsigned long long operand_desc(unsigned addr)
 {
-    return (unsigned long long)((addr & 0x3ffff) >> 4) | 1ull << 16 | (unsigned long long)((8 * ROW_BYTES) >> 4) << 32 |
-           (unsigned long long)SWIZZLE_MODE << 62;
-}
-
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
-}
-
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
-{
-    unsigned done = 0;
-    while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
+    return wgmma_desc(addr, 16, 8 * ROW_BYTES, SWIZZLE_MODE);
 }
 
 // All threads of every block of the cluster (of the block, without one).
@@ -105,15 +87,8 @@ __device__ __forceinline__ void release_stage(unsigned bar, int lane)
         asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
     }
 #else
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+    bar_arrive(bar);
 #endif
-}
-
-__device__ __forceinline__ void tma_load(unsigned dst, const tensor_map *map, int k, int row, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(dst), "l"((unsigned long long)map), "r"(k), "r"(row), "r"(bar)
-                 : "memory");
 }
 
 #if CLUSTER > 1
@@ -170,7 +145,7 @@ __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned r
         for (int t = 0; t < TILE_SLICES; ++t, ++it) {
             const unsigned s = it % STAGES, full = bars + 8 * s, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(STAGE_BYTES) : "memory");
+            bar_expect_bytes(full, STAGE_BYTES);
 #if CONV_WINDOW
             // slice t: filter tap t / (CH / BK), channels from t % (CH / BK) * BK; B's columns t * BK on
             const int tap = t / (int)(CH / BK);
@@ -308,17 +283,17 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
             const unsigned s = it % STAGES, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * s, (it / STAGES) & 1);
             const unsigned a = stage + wg * 64 * ROW_BYTES, b = stage + A_BYTES;
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+            wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK; kk += K_STEP)
-                wgmma_step(d, operand_desc(a + kk * IN_BYTES), operand_desc(b + kk * IN_BYTES));
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                wgmma_step(d, operand_desc(a + kk * IN_BYTES), operand_desc(b + kk * IN_BYTES), 1);
+            wgmma_commit();
             // the previous slice's MMAs are done: its stage can be refilled while this one runs
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            wgmma_wait<1>();
             if (t > 0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
 #if PROMOTE
             if ((t + 1) % PROMOTE == 0 || t + 1 == TILE_SLICES) {
-                asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+                wgmma_wait<0>();
 #pragma unroll
                 for (int i = 0; i < BN / 2; ++i) {
                     sum[i] += d[i];
@@ -327,7 +302,7 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
             }
 #endif
         }
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_wait<0>();
         release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
 #if TMA_STORE
         store_tile(map_d, base + STAGES * STAGE_BYTES + wg * STAGING_BYTES, sum, Cm, bias, (int)(m0 + rank * BM + wg * 64),
@@ -362,7 +337,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             bar_init(bars + 8 * s, 1);
             bar_init(bars + 8 * (STAGES + s), RELEASES);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        bar_init_fence();
     }
     // every block's barriers are ready before any block loads into them or releases them
     cluster_sync();
