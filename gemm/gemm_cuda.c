@@ -24,9 +24,11 @@
  *               to store while the next tile starts; 0 stores from registers.
  *               Rows of D in 16-byte multiples, not for a convolution read in
  *               windows
- *   kslices     mma: slices of K over blocks when the tiles leave
+ *   kslices     mma and wgmma: slices of K over blocks when the tiles leave
  *               multiprocessors idle, their partial sums added by
- *               templates/gemm_split.cuh (offered with the mma path)
+ *               templates/gemm_split.cuh (offered with the mma path; on
+ *               wgmma each (tile, slice) is a unit of the persistent walk,
+ *               with clusters of one, D stored from registers, no windows)
  *   promote     e4m3 only (which has no mma path, so no kslices: the two share
  *               a slot): slices of K after which the tensor cores' sums are
  *               added into f32 registers and restarted (0: never). Their fp8
@@ -76,12 +78,15 @@ static int64_t slices_per(int64_t k, int bk, int kslices) {
     return (total + per - 1) / per == kslices ? per : 0;
 }
 
-/* mma: a K split only where the tiles leave multiprocessors idle, every slice used, the partials within bounds. */
-static bool split_legal(const double *v, const cuda_limits *l, double smem) {
+/* mma, and wgmma without clusters or the TMA's stores, not in windows: a K split only where the tiles leave
+ * multiprocessors idle, every slice used, the partials within bounds. */
+static bool split_legal(const double *v, const cuda_limits *l, int path, double smem) {
     const double kslices = l->kslices ? v[P_KSLICES] : 1;
     if (kslices == 1) return true;
     const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
-    return v[P_PATH] == PATH_MMA && tiles < l->units && slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
+    const bool wgmma_split = path == PATH_WGMMA && v[P_CLUSTER] == 1 && v[P_TMA_STORE] == 0 && l->window_channels == 0;
+    return (path == PATH_MMA || wgmma_split) && tiles < l->units &&
+           slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
            4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
 }
 
@@ -103,7 +108,8 @@ static bool legal(const double *v, void *user) {
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
     if (v[P_PATH] == l->skinny) return true;
     const int path = (int)v[P_PATH] + l->first_path;
-    if (!split_legal(v, l, path == PATH_MMA ? mma_smem(v, l) : 0)) return false;
+    if (!split_legal(v, l, path, path == PATH_MMA ? mma_smem(v, l) : path == PATH_WGMMA ? wgmma_smem(v, l) : 0))
+        return false;
     if (path != PATH_WGMMA && (v[P_CLUSTER] != 1 || v[P_TMA_STORE] != 0)) return false;
     if (v[P_TMA_STORE] != 0 && !l->tma_store) return false;
     if (l->in_bytes == 1 && v[P_PROMOTE] > 0 && bn > 128) return false;
@@ -214,7 +220,8 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
                                             "promote: bn <= 128; a convolution's bk divides its channels; tma_store: wgmma, rows of D of 16-byte "
                                             "multiples, not in windows; shared memory within the device's; "
-                                            "kslices > 1: mma, fewer tiles than multiprocessors, no slice empty");
+                                            "kslices > 1: mma, or wgmma of cluster 1 without tma_store nor windows, fewer tiles than "
+                                            "multiprocessors, no slice empty");
     if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (st) {
         tess_space_destroy(s);
@@ -341,15 +348,19 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int64_t tiles_m = window ? (d.batch * tiles_p * tiles_q + cluster - 1) / cluster
                                    : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
     const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
-    const int kslices = path == PATH_MMA && tess_space_param_index(s, "kslices") >= 0
+    const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
                             ? (int)tess_config_get(s, c, "kslices") : 1;
     const int64_t per = slices_per(d.k, bk, kslices);
-    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking tiles a grid apart */
-    const int64_t sms = dev->units > 0 ? dev->units : 1;
-    const int64_t grid = path == PATH_WGMMA ? (tiles < sms / cluster ? tiles : sms / cluster) * cluster : tiles * kslices;
+    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking its (tile, slice of K) units a grid
+     * apart */
+    const int64_t sms = dev->units > 0 ? dev->units : 1, units = tiles * kslices;
+    const int64_t grid = path == PATH_WGMMA ? (units < sms / cluster ? units : sms / cluster) * cluster : units;
     if (tiles > 0x7fffffff || grid > 0x7fffffff)
         return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)(tiles * kslices));
     if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
+    if (path == PATH_WGMMA && kslices > 1 && (cluster > 1 || tma_store || window))
+        return tess_error(TESS_ERR_ARG, "%s cuda: wgmma splits K with clusters of one, without tma_store, not in windows",
+                          op->name);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -382,17 +393,19 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (window)
         tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
                            tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
-    if (path == PATH_MMA)
+    if (path != PATH_SIMT)
         tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
                            (long long)per);
+    if (path == PATH_WGMMA)   /* the consumers, behind the producer warpgroup, add the slices' partials */
+        tess_strbuf_printf(&b, "#define SPLIT_THREADS %d\n#define SPLIT_TID (threadIdx.x - 128)\n"
+                           "#define split_sync() asm volatile(\"bar.sync 3, %d;\" ::: \"memory\")\n", threads - 128,
+                           threads - 128);
     tess_gemm_cuda_params(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
-    if (path == PATH_MMA) {
-        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
-        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
-    }
+    if (path == PATH_MMA) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
+    if (path != PATH_SIMT) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
     if (path == PATH_WGMMA) {
         tess_strbuf_puts(&b, tess_src_core_templates_hopper_cuh);
         tess_strbuf_puts(&b, "\n");

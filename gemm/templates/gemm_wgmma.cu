@@ -24,6 +24,12 @@
 // primitives (tensor maps, descriptors, mbarriers, 2D TMA loads, wgmma
 // fences) are core/templates/hopper.cuh's, placed above as well.
 //
+// With KSPLIT > 1 (clusters of one, D from registers) the walk is over
+// (tile, slice) units, TILE_SLICES cut into KSPLIT runs of SLICES_PER
+// slices: the consumers store their f32 partial sums and the last unit of a
+// tile adds them in slice order (gemm_split.cuh, with the consumers'
+// named barrier as its split_sync).
+//
 // A convolution (stride 1) is the GEMM of its im2col view. A 1x1 filter
 // without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
 // gives each block BM output pixels of one image, TILE_H rows of TILE_W,
@@ -105,6 +111,19 @@ __device__ __forceinline__ void tma_load_multicast(unsigned dst, const tensor_ma
 // The tiles of D the block computes: cluster tiles of TILE_M x BN, a grid's stride apart; the block's BM rows of it.
 #define CLUSTER_TILES ((unsigned)TILES_M * (unsigned)((GN + BN - 1) / BN))
 #define TILE_SLICES ((int)((GK + BK - 1) / BK))
+#ifndef KSPLIT
+#define KSPLIT 1
+#define SLICES_PER TILE_SLICES
+#endif
+// The units of the walk: (tile, slice of K), the tiles of slice 0 first; slices t0 .. t1 - 1 of BK each.
+#define UNITS (CLUSTER_TILES * KSPLIT)
+
+__device__ __forceinline__ void unit_range(unsigned unit, unsigned *tile, int *t0, int *t1)
+{
+    *tile = unit % CLUSTER_TILES;
+    *t0 = (int)(unit / CLUSTER_TILES) * SLICES_PER;
+    *t1 = *t0 + SLICES_PER < TILE_SLICES ? *t0 + SLICES_PER : TILE_SLICES;
+}
 
 #if CONV_WINDOW
 // Output pixels of block tile `bt`: its image and the first row and column of its TILE_H x TILE_W.
@@ -135,14 +154,17 @@ __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned r
                                        const tensor_map *map_b)
 {
     unsigned it = 0;
-    for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
+    for (unsigned unit = blockIdx.x / CLUSTER; unit < UNITS; unit += gridDim.x / CLUSTER) {
+        unsigned tile;
+        int t0, t1;
+        unit_range(unit, &tile, &t0, &t1);
         long long m0, n0;
         tile_coords(tile, &m0, &n0);
         const int row_a = (int)(m0 + rank * BM), row_b = (int)(n0 + rank * B_PART_ROWS);
 #if CONV_WINDOW
         const pixel_tile px = pixel_tile_of(row_a / BM);
 #endif
-        for (int t = 0; t < TILE_SLICES; ++t, ++it) {
+        for (int t = t0; t < t1; ++t, ++it) {
             const unsigned s = it % STAGES, full = bars + 8 * s, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
             bar_expect_bytes(full, STAGE_BYTES);
@@ -260,13 +282,30 @@ __device__ __forceinline__ void store_registers(out_t *D, const out_t *Cm, const
             store_pair(D, Cm, bias, rows[h], n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h], sum[4 * i + 2 * h + 1]);
 }
 
-// A consumer warpgroup (wg of CONSUMERS): its 64 rows of every tile of the block.
+#if KSPLIT > 1
+// Consumer wg's partial sums of its 64 rows from row0, columns from n0, for slice `slice` (accumulators as above).
+__device__ __forceinline__ void store_partials(const float (&sum)[BN / 2], int slice, long long row0, long long n0, int tid)
+{
+    const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            split_store(slice, row0 + warp * 16 + lane / 4 + (q >= 2 ? 8 : 0), n0 + 8 * i + (lane % 4) * 2 + (q & 1),
+                        sum[4 * i + q]);
+}
+#endif
+
+// A consumer warpgroup (wg of CONSUMERS): its 64 rows of every unit of the block.
 __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *bias, const tensor_map *map_d, unsigned base,
                                        unsigned bars, unsigned rank, int wg, int tid)
 {
     const int lane = tid % 32;
     unsigned it = 0;
-    for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
+    for (unsigned unit = blockIdx.x / CLUSTER; unit < UNITS; unit += gridDim.x / CLUSTER) {
+        unsigned tile;
+        int t0, t1;
+        unit_range(unit, &tile, &t0, &t1);
         long long m0, n0;
         tile_coords(tile, &m0, &n0);
         float d[BN / 2];
@@ -279,7 +318,7 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
 #else
         float (&sum)[BN / 2] = d;
 #endif
-        for (int t = 0; t < TILE_SLICES; ++t, ++it) {
+        for (int t = t0; t < t1; ++t, ++it) {
             const unsigned s = it % STAGES, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * s, (it / STAGES) & 1);
             const unsigned a = stage + wg * 64 * ROW_BYTES, b = stage + A_BYTES;
@@ -290,9 +329,9 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
             wgmma_commit();
             // the previous slice's MMAs are done: its stage can be refilled while this one runs
             wgmma_wait<1>();
-            if (t > 0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
+            if (t > t0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
 #if PROMOTE
-            if ((t + 1) % PROMOTE == 0 || t + 1 == TILE_SLICES) {
+            if ((t + 1 - t0) % PROMOTE == 0 || t + 1 == t1) {
                 wgmma_wait<0>();
 #pragma unroll
                 for (int i = 0; i < BN / 2; ++i) {
@@ -304,7 +343,10 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
         }
         wgmma_wait<0>();
         release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
-#if TMA_STORE
+#if KSPLIT > 1
+        store_partials(sum, (int)(unit / CLUSTER_TILES), m0 + wg * 64, n0, tid);
+        if (split_arrive_last((int)tile)) split_finish(D, Cm, bias, (int)tile, m0, n0, BM, BN);
+#elif TMA_STORE
         store_tile(map_d, base + STAGES * STAGE_BYTES + wg * STAGING_BYTES, sum, Cm, bias, (int)(m0 + rank * BM + wg * 64),
                    (int)n0, wg, tid);
 #else

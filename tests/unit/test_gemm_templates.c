@@ -7,7 +7,7 @@
  * over the four layouts, the epilogues, C and convolutions; on an A100
  * (sm_80) the defaults of two tensor-core tasks; the skinny path (few rows,
  * B stored N x K) on both, sampled over its splits, and the mma path with K
- * split over blocks. Each cubin holds its
+ * split over blocks (and on the wgmma path). Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
  * offer no mma path. Prints the compile rate. NVRTC needs no GPU; without
  * it (or without the toolkit at build time) the test is skipped.
@@ -154,6 +154,8 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=mma,kslices=4", samples, rng);
     ran = ran && compile_pinned(be, dev, "f16,f32,f32", split_tn, "layout=tn,beta=1,epilogue=gelu", "path=mma,kslices=8", 0, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,cluster=2,tma_store=1", samples, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,kslices=2", samples, rng);
+    ran = ran && compile_pinned(be, dev, "f16,f32,f32", split_tn, "layout=nt,beta=1,epilogue=gelu", "path=wgmma,kslices=8", 0, rng);
     return ran;
 }
 
