@@ -12,9 +12,8 @@
  *   - more tiles than blocks (each block walks several, the ring's phases
  *     running on across tiles), a tail of K, and clusters of two blocks
  *     on an odd number of tile rows;
- *   - layout nt with C and the epilogues, and a skinny task (M = 16);
- *   - K split over (tile, slice) units: a tail slice, C and an epilogue
- *     applied once by the last unit, more units than blocks.
+ *   - layout nt with C and the epilogues, and a skinny task (M = 16).
+ * Its K split is checked by test_gemm_skinny_gpu.
  */
 #include "gemm_check.h"
 #include "transfer/builtin.h"
@@ -52,10 +51,6 @@ int main(void) {
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", aligned, 3, "layout=nt", "wgmma", rng);
     check_path(cuda, &dev, gemm, "f16,f32,f32", aligned, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma", rng);
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", skinny, 3, "layout=nt,epilogue=bias", "wgmma", rng);
-    const int64_t split[3] = {128, 1000, 2056}, split_many[3] = {128, 2048, 1024};
-    check_path(cuda, &dev, gemm, "bf16,f32,bf16", split, 3, "layout=nt,beta=0.5,epilogue=gelu", "wgmma,kslices=4,bk=64", rng);
-    check_path(cuda, &dev, gemm, "f16,f32,f32", split, 3, "layout=nt", "wgmma,kslices=2", rng);
-    check_path(cuda, &dev, gemm, "bf16,f32,bf16", split_many, 3, "layout=nt", "wgmma,kslices=8,bm=64,wm=1,bn=64", rng);
     gsl_rng_free(rng);
     return check_finish("test_gemm_wgmma_gpu");
 }
