@@ -7,7 +7,7 @@
  *               offered when every operand is read in 16-byte chunks) or
  *               wgmma (templates/gemm_wgmma.cu: sm_90a warpgroup MMA fed by
  *               TMA, bf16/f16/e4m3 gemm with A and B K-major: layout nt, and
- *               bf16/f16 conv2d of stride 1; a persistent kernel, one block
+ *               bf16/f16 conv2d of stride 1 or 2; a persistent kernel, one block
  *               per SM; the only path of e4m3)
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
  *               (wgmma: rows of 64 or 128 bytes, the TMA's swizzle atoms)
@@ -141,14 +141,18 @@ static bool has_mma(const tess_gemm_desc *d, const tess_device *dev) {
     return (d->in == TESS_BF16 || d->in == TESS_F16) && dev->cc_major >= 8 && chunks_aligned(d);
 }
 
-/* wgmma reads a 1x1 convolution without padding as the GEMM of x (M x C) and w; any other in windows of x. */
-static bool conv_window(const tess_gemm_desc *d) { return d->conv && !(d->filter == 1 && d->pad == 0); }
+/* wgmma reads a 1x1 convolution of stride 1 without padding as the GEMM of x (M x C) and w; any other in
+ * windows of x. */
+static bool conv_window(const tess_gemm_desc *d) {
+    return d->conv && !(d->filter == 1 && d->pad == 0 && d->stride == 1);
+}
 
 /* TMA loads rows of K elements of A and B: both K-major, row strides of 16 bytes' multiples; a convolution
- * of stride 1 (the TMA's boxes take every pixel), in windows with slices of 32 or 64 channels of one tap. */
+ * of stride 1 or 2 (the TMA's boxes step over the pixels between), in windows with slices of 32 or 64
+ * channels of one tap. */
 static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
     const bool inputs = d->in == TESS_E4M3 ? d->k % 16 == 0 : has_mma(d, dev) && d->k % 8 == 0;
-    return inputs && dev->cc_major == 9 && (!d->conv || d->stride == 1) && (!conv_window(d) || d->channels % 32 == 0) &&
+    return inputs && dev->cc_major == 9 && (!d->conv || d->stride <= 2) && (!conv_window(d) || d->channels % 32 == 0) &&
            !d->a_trans && d->b_trans && d->m < (1LL << 31) && d->n < (1LL << 31);
 }
 
@@ -157,10 +161,11 @@ static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
 static int conv_tile_w(const tess_gemm_desc *d, int bm) {
     int best = 1;
     double best_pixels = INFINITY;
-    for (int w = 1; w <= bm && w <= 256; w *= 2) {
+    /* a box spans stride times the tile's pixels, 256 at most */
+    for (int w = 1; w <= bm && w * d->stride <= 256; w *= 2) {
         const int h = bm / w;
         const double pixels = ceil((double)d->out_h / h) * h * ceil((double)d->out_w / w) * w;
-        if (h <= 256 && pixels <= best_pixels) {
+        if (h * d->stride <= 256 && pixels <= best_pixels) {
             best = w;
             best_pixels = pixels;
         }
@@ -288,7 +293,8 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     }
     out->ntensor_maps = 2;
     if (!conv_window(d)) return;
-    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels */
+    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels (stride apart:
+     * the box spans stride times as many, the copy stepping over those between) */
     tess_tensor_map *m = &out->tensor_map[0];
     const int64_t e = (int64_t)tess_dtype_size(d->in), tile_w = conv_tile_w(d, bm);
     m->rank = 4;
@@ -297,9 +303,10 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     m->strides[0] = (uint64_t)(d->channels * e);
     m->strides[1] = (uint64_t)(d->width * d->channels * e);
     m->strides[2] = (uint64_t)(d->height * d->width * d->channels * e);
-    m->box[1] = (uint32_t)tile_w;
-    m->box[2] = (uint32_t)(bm / tile_w);
+    m->box[1] = (uint32_t)(tile_w * d->stride);
+    m->box[2] = (uint32_t)(bm / tile_w * d->stride);
     m->box[3] = 1;
+    m->step[1] = m->step[2] = (uint32_t)d->stride;
 }
 
 /* The TMA descriptor of D (M rows of N) for the stores: boxes of 128 bytes of a row by 64 rows, swizzled. */
@@ -338,7 +345,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                           op->name);
     if (path == PATH_WGMMA && !has_wgmma(&d, dev))
         return tess_error(TESS_ERR_ARG,
-                          "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 on sm_90",
+                          "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 or 2 on sm_90",
                           op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */

@@ -30,13 +30,13 @@
 // tile adds them in slice order (gemm_split.cuh, with the consumers'
 // named barrier as its split_sync).
 //
-// A convolution (stride 1) is the GEMM of its im2col view. A 1x1 filter
-// without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
+// A convolution (stride 1 or 2) is the GEMM of its im2col view. A 1x1
+// filter of stride 1 without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
 // gives each block BM output pixels of one image, TILE_H rows of TILE_W,
 // and loads, for each filter tap and slice of BK channels, the box of x
 // those pixels read (a 4D tensor map over x: channels, columns, rows,
-// images), whose coordinates outside the image the TMA fills with zeros:
-// the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
+// images; its traversal stride STRIDE in columns and rows), whose
+// coordinates outside the image the TMA fills with zeros: the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
 // image's output) and TILES_M (tile rows in tile_coords).
 
 #define CONSUMERS (BM / 64)
@@ -171,7 +171,8 @@ __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned r
 #if CONV_WINDOW
             // slice t: filter tap t / (CH / BK), channels from t % (CH / BK) * BK; B's columns t * BK on
             const int tap = t / (int)(CH / BK);
-            tma_load_4d(stage, map_a, t % (int)(CH / BK) * BK, px.q0 + tap % FS - PAD, px.p0 + tap / FS - PAD, px.img, full);
+            tma_load_4d(stage, map_a, t % (int)(CH / BK) * BK, px.q0 * STRIDE + tap % FS - PAD, px.p0 * STRIDE + tap / FS - PAD,
+                        px.img, full);
 #else
             tma_load(stage, map_a, t * BK, row_a, full);
 #endif

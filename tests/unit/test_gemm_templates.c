@@ -111,7 +111,9 @@ static bool compile_pinned(const tess_backend_ops *be, const tess_device *dev, c
     CHECK_MSG(tess_space_valid(s, &c), "gemm %s %s: default violates %s", attrs, pin, tess_space_violation(s, &c));
     bool ran = compile_config(be, dev, &tess_op_gemm, &t, s, &c);
     for (int i = 0; ran && i < samples; i++) {
-        CHECK_OK(tess_space_sample(s, rng, &c));
+        const tess_status st = tess_space_sample(s, rng, &c);
+        CHECK_MSG(st == TESS_OK, "gemm %s %s: no sample: %s", attrs, pin, tess_errmsg());
+        if (st) break;
         ran = compile_config(be, dev, &tess_op_gemm, &t, s, &c);
     }
     tess_space_destroy(s);
@@ -143,11 +145,12 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, NULL, SIMT, samples, rng);   /* K = 40, N = 17 */
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, SIMT | MMA | WGMMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv1, 5, "filter=1,pad=0", SIMT | MMA | WGMMA, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", SIMT | MMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", SIMT | MMA | WGMMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, "stride=2", SIMT | MMA | WGMMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", SIMT, samples, rng);
     const int64_t gemv[] = {1, 8192, 8192}, few[] = {5, 300, 264}, wide[] = {40, 2048, 1024};
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt,epilogue=gelu", "path=skinny", 3 * samples, rng);
-    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt", "path=skinny,creduce=1", samples, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt", "path=skinny,creduce=1", 0, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", gemv, "layout=nt", "path=skinny", samples, rng);
     ran = ran && compile_pinned(be, dev, "f16,f32,f32", few, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 2 * samples, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", wide, "layout=nt,epilogue=silu", "path=skinny", samples, rng);
