@@ -12,10 +12,6 @@
  *   prefetch bytes of B that L2 fetches around each load (0, 128, 256): a
  *            lane's row of B continues past its 16 bytes, and the next
  *            steps read on
- *   creduce  sm_90: 1 makes the ksplit blocks of a column tile one cluster
- *            (2 to 8 of them), whose partial sums are added, in slice order,
- *            through distributed shared memory (each block finishing a part
- *            of the tile) instead of through global memory by the last block
  * A config is legal when every slice holds values of K (no empty blocks), A's
  * slice fits the device's shared memory and the partials at most 64 MiB.
  */
@@ -32,15 +28,14 @@ enum { SKINNY_MAX_M = 64, SKINNY_DEFAULT_M = 16 };
 
 /* The kernel's geometry for one config. */
 typedef struct skinny_plan {
-    int mt, nf, warps, unroll, splits, creduce;
+    int mt, nf, warps, unroll, splits;
     int64_t kspan, cols, tiles_n;
     double smem;
 } skinny_plan;
 
 /* The skinny parameters' values in the order they are added. */
-enum { S_WARPS, S_NFRAG, S_UNROLL, S_SPLIT, S_PREFETCH, S_CREDUCE, S_COUNT };
-static const char *const skinny_names[S_COUNT] = {"warps", "nfrag", "unroll", "ksplit", "prefetch", "creduce"};
-enum { CLUSTER_MAX = 8 };   /* blocks of a portable cluster */
+enum { S_WARPS, S_NFRAG, S_UNROLL, S_SPLIT, S_PREFETCH, S_COUNT };
+static const char *const skinny_names[S_COUNT] = {"warps", "nfrag", "unroll", "ksplit", "prefetch"};
 
 /* The plan of values v (S_COUNT of them; prefetch changes no size) for an M x N x K task; whether it is legal. */
 static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double smem_optin, skinny_plan *p) {
@@ -55,16 +50,12 @@ static bool plan_of(int64_t m, int64_t n, int64_t k, const double *v, double sme
     p->splits = (int)((k + p->kspan - 1) / p->kspan);
     p->cols = 8LL * p->warps * p->nf;
     p->tiles_n = (n + p->cols - 1) / p->cols;
-    p->creduce = (int)v[S_CREDUCE];
-    /* gemm_skinny.cu's SROWS rows of A_STRIDE; with creduce, at least the block's f32 partials (SROWS x COLS) */
-    const double srows = (double)(m < 16 * p->mt ? m : 16 * p->mt);
-    p->smem = srows * (double)(p->kspan + 32) * 2;
-    if (p->creduce && srows * (double)p->cols * 4 > p->smem) p->smem = srows * (double)p->cols * 4;
-    const double workspace = p->splits > 1 && !p->creduce ? 4.0 * (double)p->splits * (double)m * (double)n : 0;
+    /* gemm_skinny.cu's SROWS rows of A_STRIDE */
+    p->smem = (double)(m < 16 * p->mt ? m : 16 * p->mt) * (double)(p->kspan + 32) * 2;
+    const double workspace = p->splits > 1 ? 4.0 * (double)p->splits * (double)m * (double)n : 0;
     /* 64: gemm_split.cuh's static shared counter */
     return p->splits == split && p->mt * p->nf <= 8 && p->unroll * p->nf <= 8 && p->smem + 64 <= smem_optin &&
-           workspace <= TESS_GEMM_SPLIT_WORKSPACE_MAX && (double)p->tiles_n * p->splits < 2147483648.0 &&
-           (!p->creduce || (p->splits >= 2 && p->splits <= CLUSTER_MAX));
+           workspace <= TESS_GEMM_SPLIT_WORKSPACE_MAX && (double)p->tiles_n * p->splits < 2147483648.0;
 }
 
 /* What the constraint needs: the task, the device's shared memory, where the
@@ -96,7 +87,7 @@ bool tess_gemm_skinny_default(const tess_gemm_desc *d) { return d->m <= SKINNY_D
 
 tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const tess_device *dev, int path) {
     static const double warps[] = {1, 2, 4, 8}, nfrag[] = {1, 2, 4}, unroll[] = {1, 2, 4, 8},
-                        splits[] = {1, 2, 4, 8, 16, 32, 64}, prefetch[] = {0, 128, 256}, flags[] = {0, 1};
+                        splits[] = {1, 2, 4, 8, 16, 32, 64}, prefetch[] = {0, 128, 256};
     const int nsplits = (int)(sizeof splits / sizeof splits[0]);
     skinny_rule r = {.m = d->m, .n = d->n, .k = d->k, .path = path, .first = tess_space_nparams(s),
                      .smem_optin = dev->smem_per_block_optin > 0 ? (double)dev->smem_per_block_optin : 49152};
@@ -105,7 +96,7 @@ tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const t
      * blocks each (about 2 blocks of 8 warps, each streaming 8 KB or more of B per warp), where legal. */
     int split_index = 0;
     for (int i = 0; i < nsplits; i++) {
-        const double v[S_COUNT] = {warps[3], nfrag[1], unroll[2], splits[i], prefetch[1], 0};
+        const double v[S_COUNT] = {warps[3], nfrag[1], unroll[2], splits[i], prefetch[1]};
         skinny_plan plan;
         if (!plan_of(d->m, d->n, d->k, v, r.smem_optin, &plan)) continue;
         split_index = i;
@@ -116,9 +107,6 @@ tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const t
     if (!st) st = tess_space_add(s, skinny_names[S_UNROLL], 4, unroll, 2);
     if (!st) st = tess_space_add(s, skinny_names[S_SPLIT], nsplits, splits, split_index);
     if (!st) st = tess_space_add(s, skinny_names[S_PREFETCH], 3, prefetch, 1);
-    /* clusters: sm_90 on; configs recorded before the parameter stay readable */
-    if (!st) st = tess_space_add(s, skinny_names[S_CREDUCE], dev->cc_major >= 9 ? 2 : 1, flags, 0);
-    if (!st) st = tess_space_set_optional(s, skinny_names[S_CREDUCE], 0);
     if (st) return st;
     r.nparams = tess_space_nparams(s);
     tess_config c;
@@ -126,8 +114,8 @@ tess_status tess_gemm_skinny_add(tess_space *s, const tess_gemm_desc *d, const t
     tess_space_values(s, &c, r.dflt);
     return tess_space_add_constraint_copy(s, skinny_legal, &r, sizeof r,
                                           "skinny: every K slice used, nfrag (m tiles, unroll) <= 8, A's slice "
-                                          "within shared memory, partials <= 64 MiB; creduce: 2 to 8 slices; the "
-                                          "other paths' parameters at their defaults on it, its own elsewhere");
+                                          "within shared memory, partials <= 64 MiB; the other paths' parameters "
+                                          "at their defaults on it, its own elsewhere");
 }
 
 tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const tess_gemm_desc *d, const tess_device *dev,
@@ -161,20 +149,17 @@ tess_status tess_gemm_skinny_emit(const tess_op *op, const tess_task *t, const t
     tess_strbuf_printf(&b,
                        "#define BM %d\n#define BN %lld\n#define GROUP_M 1\n#define THREADS %d\n#define MT %d\n"
                        "#define NF %d\n#define WARPS %d\n#define UNROLL %d\n#define KSPAN %lld\n#define KSPLIT %d\n"
-                       "#define COLS %lld\n#define TILES %lld\n#define PREFETCH %d\n#define CREDUCE %d\n",
+                       "#define COLS %lld\n#define TILES %lld\n#define PREFETCH %d\n",
                        16 * p.mt, (long long)p.cols, threads, p.mt, p.nf, p.warps, p.unroll, (long long)p.kspan,
-                       p.splits, (long long)p.cols, (long long)p.tiles_n, (int)v[S_PREFETCH], p.creduce);
+                       p.splits, (long long)p.cols, (long long)p.tiles_n, (int)v[S_PREFETCH]);
     tess_gemm_cuda_params(&b, d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
-    if (!p.creduce) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
+    tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_skinny_cu);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
     snprintf(out->options, sizeof out->options, "--minimal");
-    if (p.creduce) snprintf(out->min_arch, sizeof out->min_arch, "sm_90");
-    if ((st = tess_kernel_source_add_launch(out, "gemm_skinny", grid, (unsigned)threads, (unsigned)p.smem))) return st;
-    if (p.creduce) out->launch[0].cluster[0] = (unsigned)p.splits;
-    return TESS_OK;
+    return tess_kernel_source_add_launch(out, "gemm_skinny", grid, (unsigned)threads, (unsigned)p.smem);
 }

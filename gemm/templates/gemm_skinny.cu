@@ -15,13 +15,9 @@
 // the same order. UNROLL steps of loads are issued before the previous
 // steps' products, so UNROLL NF 16 bytes per lane are in flight.
 //
-// With KSPLIT > 1 the slices' partial sums are added by gemm_split.cuh, or
-// with CREDUCE (sm_90) by the cluster of the tile's KSPLIT blocks (block
-// tile KSPLIT + slice): each puts its partials in its shared memory, and
-// block r adds, in slice order, every block's partials of its part of the
-// tile, read through distributed shared memory, and stores them.
+// With KSPLIT > 1 the slices' partial sums are added by gemm_split.cuh.
 // Defined above gemm_common.cuh: MT NF WARPS UNROLL KSPAN KSPLIT COLS TILES
-// (column tiles) PREFETCH CREDUCE THREADS PARAMS; the generator checks K % 8 == 0
+// (column tiles) PREFETCH THREADS PARAMS; the generator checks K % 8 == 0
 // (A stored K x M is staged element by element, so M may be any).
 
 #define ROWS (16 * MT)                       // rows of the products
@@ -87,11 +83,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     in_t *As = reinterpret_cast<in_t *>(smem);
-#if CREDUCE
-    const int tile = blockIdx.x / KSPLIT, slice = blockIdx.x % KSPLIT;   // the cluster's rank is its slice
-#else
     const int tile = blockIdx.x % TILES, slice = blockIdx.x / TILES;
-#endif
     const long long k0 = (long long)slice * KSPAN;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const long long n_warp = (long long)tile * COLS + warp * (NF * 8);
@@ -168,39 +160,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
             for (int f = 0; f < NF; ++f) cur[u][f] = next[u][f];
     }
 
-#if CREDUCE
-    // the block's partials, SROWS x COLS f32, over A's rows once every warp is done with them
-    float *P = reinterpret_cast<float *>(smem);
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < MT; ++i)
-#pragma unroll
-        for (int f = 0; f < NF; ++f)
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const int m = 16 * i + g + (q >= 2 ? 8 : 0), col = warp * (NF * 8) + 8 * f + 2 * t + (q & 1);
-                if (m < SROWS) P[m * COLS + col] = acc[i][f][q];
-            }
-    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
-    // this block's part of the tile's SROWS x COLS sums: each element from the KSPLIT blocks' shared memory
-    const int count = SROWS * COLS, part = (count + KSPLIT - 1) / KSPLIT;
-    const unsigned local = (unsigned)__cvta_generic_to_shared(P);
-    for (int e = slice * part + threadIdx.x; e < (slice + 1) * part && e < count; e += THREADS) {
-        float part_sum[KSPLIT];
-#pragma unroll
-        for (int r = 0; r < KSPLIT; ++r) {
-            unsigned remote;
-            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local + 4u * e), "r"(r));
-            asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(part_sum[r]) : "r"(remote) : "memory");
-        }
-        float sum = 0;
-#pragma unroll
-        for (int r = 0; r < KSPLIT; ++r) sum += part_sum[r];   // in slice order
-        store_d(D, C_PTR, BIAS_PTR, e / COLS, (long long)tile * COLS + e % COLS, sum);
-    }
-    // no block leaves while another still reads its shared memory
-    asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
-#else
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -216,6 +175,5 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
             }
 #if KSPLIT > 1
     if (split_arrive_last(tile)) split_finish(D, C_PTR, BIAS_PTR, tile, 0, (long long)tile * COLS, (int)GM, COLS);
-#endif
 #endif
 }

@@ -6,8 +6,7 @@
  * and random configs, and pinned splits of K (one block per column tile,
  * and partial sums added across blocks); the mma path with K split over
  * blocks (kslices) on tasks of few tiles, with C and an epilogue; on sm_90
- * the skinny path's slices added within a cluster (creduce) and the wgmma
- * path with K split over its (tile, slice) units. Each
+ * the wgmma path with K split over its (tile, slice) units. Each
  * config is verified by the hardware evaluator against the float64
  * reference (sampled rows and columns for the large tasks). Without a GPU
  * it checks only that every pinned sub-space holds its default on an H200.
@@ -39,9 +38,6 @@ static const skinny_case cases[] = {
     {"f16,f32,f16", {64, 520, 4096}, "layout=nt,beta=2", "path=skinny,ksplit=32", 0},
     {"bf16,f32,bf16", {128, 2048, 4096}, "layout=nt", "path=mma,kslices=4", 1},
     {"f16,f32,f32", {96, 1000, 2056}, "layout=tn,beta=1,epilogue=gelu", "path=mma,kslices=8", 1},
-    {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt", "path=skinny,creduce=1", 0, 9},
-    {"f16,f32,f32", {13, 1000, 1032}, "layout=tt,beta=0.5,epilogue=silu", "path=skinny,creduce=1,ksplit=2", 0, 9},
-    {"bf16,f32,bf16", {40, 2048, 1024}, "layout=nt,epilogue=bias", "path=skinny,creduce=1,ksplit=8,unroll=1", 0, 9},
     {"bf16,f32,bf16", {128, 1000, 2056}, "layout=nt,beta=0.5,epilogue=gelu", "path=wgmma,kslices=4,bk=64", 1, 9},
     {"f16,f32,f32", {128, 1000, 2056}, "layout=nt", "path=wgmma,kslices=2", 1, 9},
     {"bf16,f32,bf16", {128, 2048, 1024}, "layout=nt", "path=wgmma,kslices=8,bm=64,wm=1,bn=64", 1, 9},

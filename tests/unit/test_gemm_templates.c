@@ -150,7 +150,6 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", SIMT, samples, rng);
     const int64_t gemv[] = {1, 8192, 8192}, few[] = {5, 300, 264}, wide[] = {40, 2048, 1024};
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt,epilogue=gelu", "path=skinny", 3 * samples, rng);
-    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt", "path=skinny,creduce=1", 0, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", gemv, "layout=nt", "path=skinny", samples, rng);
     ran = ran && compile_pinned(be, dev, "f16,f32,f32", few, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 2 * samples, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", wide, "layout=nt,epilogue=silu", "path=skinny", samples, rng);
