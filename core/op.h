@@ -113,6 +113,8 @@ typedef struct tess_tensor_map {
     uint64_t dims[5];           /* elements per dimension, fastest first */
     uint64_t strides[4];        /* bytes between elements of dimensions 1..rank-1 */
     uint32_t box[5];            /* elements per copy, fastest first */
+    uint32_t step[5];           /* the copy's traversal stride per dimension (0: 1): it takes every step-th of
+                                   box elements, box / step in all; 1 in dimension 0 */
     int swizzle;                /* 0, 32, 64 or 128 (bytes) */
 } tess_tensor_map;
 

@@ -52,6 +52,7 @@ const tess_op tess_op_conv2d = {
     .nimpl = TESS_GEMM_NIMPL,
     .check_task = conv_check,
     .buffers = tess_gemm_buffers,
+    .fill_input = tess_gemm_fill_input,
     .reference = tess_gemm_reference,
     .flops = tess_gemm_flops,
     .bytes = tess_gemm_bytes,

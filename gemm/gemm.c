@@ -43,6 +43,7 @@ const tess_op tess_op_gemm = {
     .nimpl = TESS_GEMM_NIMPL,
     .check_task = gemm_check,
     .buffers = tess_gemm_buffers,
+    .fill_input = tess_gemm_fill_input,
     .reference = tess_gemm_reference,
     .flops = tess_gemm_flops,
     .bytes = tess_gemm_bytes,

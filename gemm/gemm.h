@@ -58,6 +58,8 @@ tess_status tess_gemm_check_dtypes(const tess_op *op, const tess_task *t);
  * sampled elements and requires every other one to be written and finite. */
 #define TESS_GEMM_FULL_REFERENCE (1LL << 28)
 tess_status tess_gemm_buffers(const tess_op *op, const tess_task *t, tess_buffer_list *out);
+/* Input buffer `index` uniform in [-1, 1), filled over the host's cores. */
+tess_status tess_gemm_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed);
 tess_status tess_gemm_reference(const tess_op *op, const tess_task *t, void *const *bufs);
 double tess_gemm_flops(const tess_op *op, const tess_task *t);
 double tess_gemm_bytes(const tess_op *op, const tess_task *t);

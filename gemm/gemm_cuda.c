@@ -7,7 +7,7 @@
  *               offered when every operand is read in 16-byte chunks) or
  *               wgmma (templates/gemm_wgmma.cu: sm_90a warpgroup MMA fed by
  *               TMA, bf16/f16/e4m3 gemm with A and B K-major: layout nt, and
- *               bf16/f16 conv2d of stride 1; a persistent kernel, one block
+ *               bf16/f16 conv2d of stride 1 or 2; a persistent kernel, one block
  *               per SM; the only path of e4m3)
  *   bm, bn, bk  the block's tile of D and the slice of K staged at a time
  *               (wgmma: rows of 64 or 128 bytes, the TMA's swizzle atoms)
@@ -24,9 +24,11 @@
  *               to store while the next tile starts; 0 stores from registers.
  *               Rows of D in 16-byte multiples, not for a convolution read in
  *               windows
- *   kslices     mma: slices of K over blocks when the tiles leave
+ *   kslices     mma and wgmma: slices of K over blocks when the tiles leave
  *               multiprocessors idle, their partial sums added by
- *               templates/gemm_split.cuh (offered with the mma path)
+ *               templates/gemm_split.cuh (offered with the mma path; on
+ *               wgmma each (tile, slice) is a unit of the persistent walk,
+ *               with clusters of one, D stored from registers, no windows)
  *   promote     e4m3 only (which has no mma path, so no kslices: the two share
  *               a slot): slices of K after which the tensor cores' sums are
  *               added into f32 registers and restarted (0: never). Their fp8
@@ -39,6 +41,7 @@
 #include <string.h>
 #include "core/error.h"
 #include "core/strbuf.h"
+#include "core/wgmma_emit.h"
 #include "gemm.h"
 
 extern const char tess_src_gemm_templates_gemm_common_cuh[];
@@ -47,6 +50,7 @@ extern const char tess_src_gemm_templates_gemm_mma_cu[];
 extern const char tess_src_gemm_templates_gemm_wgmma_cu[];
 extern const char tess_src_gemm_templates_gemm_sm80_cuh[];
 extern const char tess_src_gemm_templates_gemm_split_cuh[];
+extern const char tess_src_core_templates_hopper_cuh[];
 
 /* kslices (with the mma path) and promote (e4m3, which has no mma path) share the slot after tma_store */
 enum { P_PATH, P_BM, P_BN, P_BK, P_WM, P_WN, P_STAGES, P_GROUP, P_CLUSTER, P_TMA_STORE, P_KSLICES, P_PROMOTE = P_KSLICES };
@@ -74,12 +78,15 @@ static int64_t slices_per(int64_t k, int bk, int kslices) {
     return (total + per - 1) / per == kslices ? per : 0;
 }
 
-/* mma: a K split only where the tiles leave multiprocessors idle, every slice used, the partials within bounds. */
-static bool split_legal(const double *v, const cuda_limits *l, double smem) {
+/* mma, and wgmma without clusters or the TMA's stores, not in windows: a K split only where the tiles leave
+ * multiprocessors idle, every slice used, the partials within bounds. */
+static bool split_legal(const double *v, const cuda_limits *l, int path, double smem) {
     const double kslices = l->kslices ? v[P_KSLICES] : 1;
     if (kslices == 1) return true;
     const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
-    return v[P_PATH] == PATH_MMA && tiles < l->units && slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
+    const bool wgmma_split = path == PATH_WGMMA && v[P_CLUSTER] == 1 && v[P_TMA_STORE] == 0 && l->window_channels == 0;
+    return (path == PATH_MMA || wgmma_split) && tiles < l->units &&
+           slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
            4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
 }
 
@@ -101,7 +108,8 @@ static bool legal(const double *v, void *user) {
     const double bm = v[P_BM], bn = v[P_BN], bk = v[P_BK];
     if (v[P_PATH] == l->skinny) return true;
     const int path = (int)v[P_PATH] + l->first_path;
-    if (!split_legal(v, l, path == PATH_MMA ? mma_smem(v, l) : 0)) return false;
+    if (!split_legal(v, l, path, path == PATH_MMA ? mma_smem(v, l) : path == PATH_WGMMA ? wgmma_smem(v, l) : 0))
+        return false;
     if (path != PATH_WGMMA && (v[P_CLUSTER] != 1 || v[P_TMA_STORE] != 0)) return false;
     if (v[P_TMA_STORE] != 0 && !l->tma_store) return false;
     if (l->in_bytes == 1 && v[P_PROMOTE] > 0 && bn > 128) return false;
@@ -133,14 +141,18 @@ static bool has_mma(const tess_gemm_desc *d, const tess_device *dev) {
     return (d->in == TESS_BF16 || d->in == TESS_F16) && dev->cc_major >= 8 && chunks_aligned(d);
 }
 
-/* wgmma reads a 1x1 convolution without padding as the GEMM of x (M x C) and w; any other in windows of x. */
-static bool conv_window(const tess_gemm_desc *d) { return d->conv && !(d->filter == 1 && d->pad == 0); }
+/* wgmma reads a 1x1 convolution of stride 1 without padding as the GEMM of x (M x C) and w; any other in
+ * windows of x. */
+static bool conv_window(const tess_gemm_desc *d) {
+    return d->conv && !(d->filter == 1 && d->pad == 0 && d->stride == 1);
+}
 
 /* TMA loads rows of K elements of A and B: both K-major, row strides of 16 bytes' multiples; a convolution
- * of stride 1 (the TMA's boxes take every pixel), in windows with slices of 32 or 64 channels of one tap. */
+ * of stride 1 or 2 (the TMA's boxes step over the pixels between), in windows with slices of 32 or 64
+ * channels of one tap. */
 static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
     const bool inputs = d->in == TESS_E4M3 ? d->k % 16 == 0 : has_mma(d, dev) && d->k % 8 == 0;
-    return inputs && dev->cc_major == 9 && (!d->conv || d->stride == 1) && (!conv_window(d) || d->channels % 32 == 0) &&
+    return inputs && dev->cc_major == 9 && (!d->conv || d->stride <= 2) && (!conv_window(d) || d->channels % 32 == 0) &&
            !d->a_trans && d->b_trans && d->m < (1LL << 31) && d->n < (1LL << 31);
 }
 
@@ -149,10 +161,11 @@ static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
 static int conv_tile_w(const tess_gemm_desc *d, int bm) {
     int best = 1;
     double best_pixels = INFINITY;
-    for (int w = 1; w <= bm && w <= 256; w *= 2) {
+    /* a box spans stride times the tile's pixels, 256 at most */
+    for (int w = 1; w <= bm && w * d->stride <= 256; w *= 2) {
         const int h = bm / w;
         const double pixels = ceil((double)d->out_h / h) * h * ceil((double)d->out_w / w) * w;
-        if (h <= 256 && pixels <= best_pixels) {
+        if (h * d->stride <= 256 && pixels <= best_pixels) {
             best = w;
             best_pixels = pixels;
         }
@@ -212,7 +225,8 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
                                             "promote: bn <= 128; a convolution's bk divides its channels; tma_store: wgmma, rows of D of 16-byte "
                                             "multiples, not in windows; shared memory within the device's; "
-                                            "kslices > 1: mma, fewer tiles than multiprocessors, no slice empty");
+                                            "kslices > 1: mma, or wgmma of cluster 1 without tma_store nor windows, fewer tiles than "
+                                            "multiprocessors, no slice empty");
     if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (st) {
         tess_space_destroy(s);
@@ -252,21 +266,11 @@ void tess_gemm_cuda_params(tess_strbuf *b, const tess_gemm_desc *d) {
                        d->buf_c >= 0 ? "Cm" : "((const out_t *)0)", d->buf_bias >= 0 ? "bias" : "((const out_t *)0)");
 }
 
-/* One m64nBNk16 (k32 for e4m3) warpgroup MMA on BN/2 accumulators (the asm's operand list depends on BN);
- * 16-bit inputs take the transpose flags (0: K-major), e4m3 has none. */
+/* One m64nBNk16 (k32 for e4m3) warpgroup MMA on BN/2 accumulators, K-major operands from shared memory
+ * (the asm's operand list depends on BN), and the K it covers. */
 static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
-    const char *ty = in == TESS_F16 ? "f16" : in == TESS_E4M3 ? "e4m3" : "bf16";
-    const int nd = bn / 2;
-    tess_strbuf_printf(b,
-                       "#define K_STEP %d\n"
-                       "__device__ __forceinline__ void wgmma_step(float (&d)[%d], unsigned long long a, unsigned long long b)\n"
-                       "{\n    asm volatile(\"{ .reg .pred p; setp.ne.b32 p, %%%d, 0; "
-                       "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {",
-                       in == TESS_E4M3 ? 32 : 16, nd, nd + 2, bn, in == TESS_E4M3 ? 32 : 16, ty, ty);
-    for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s%%%d", i ? ", " : "", i);
-    tess_strbuf_printf(b, "}, %%%d, %%%d, p, 1, 1%s; }\"\n                 : ", nd, nd + 1, in == TESS_E4M3 ? "" : ", 0, 0");
-    for (int i = 0; i < nd; i++) tess_strbuf_printf(b, "%s\"+f\"(d[%d])", i ? ", " : "", i);
-    tess_strbuf_puts(b, "\n                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n\n");
+    tess_strbuf_printf(b, "#define K_STEP %d\n", tess_wgmma_k(in));
+    tess_wgmma_emit(b, &(tess_wgmma_shape){.name = "wgmma_step", .n = bn, .in = in});
 }
 
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
@@ -289,7 +293,8 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     }
     out->ntensor_maps = 2;
     if (!conv_window(d)) return;
-    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels */
+    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels (stride apart:
+     * the box spans stride times as many, the copy stepping over those between) */
     tess_tensor_map *m = &out->tensor_map[0];
     const int64_t e = (int64_t)tess_dtype_size(d->in), tile_w = conv_tile_w(d, bm);
     m->rank = 4;
@@ -298,9 +303,10 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     m->strides[0] = (uint64_t)(d->channels * e);
     m->strides[1] = (uint64_t)(d->width * d->channels * e);
     m->strides[2] = (uint64_t)(d->height * d->width * d->channels * e);
-    m->box[1] = (uint32_t)tile_w;
-    m->box[2] = (uint32_t)(bm / tile_w);
+    m->box[1] = (uint32_t)(tile_w * d->stride);
+    m->box[2] = (uint32_t)(bm / tile_w * d->stride);
     m->box[3] = 1;
+    m->step[1] = m->step[2] = (uint32_t)d->stride;
 }
 
 /* The TMA descriptor of D (M rows of N) for the stores: boxes of 128 bytes of a row by 64 rows, swizzled. */
@@ -339,7 +345,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                           op->name);
     if (path == PATH_WGMMA && !has_wgmma(&d, dev))
         return tess_error(TESS_ERR_ARG,
-                          "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 on sm_90",
+                          "%s cuda: path wgmma needs a bf16, f16 or e4m3 gemm of layout nt or a conv2d of stride 1 or 2 on sm_90",
                           op->name);
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */
@@ -349,15 +355,19 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int64_t tiles_m = window ? (d.batch * tiles_p * tiles_q + cluster - 1) / cluster
                                    : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
     const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
-    const int kslices = path == PATH_MMA && tess_space_param_index(s, "kslices") >= 0
+    const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
                             ? (int)tess_config_get(s, c, "kslices") : 1;
     const int64_t per = slices_per(d.k, bk, kslices);
-    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking tiles a grid apart */
-    const int64_t sms = dev->units > 0 ? dev->units : 1;
-    const int64_t grid = path == PATH_WGMMA ? (tiles < sms / cluster ? tiles : sms / cluster) * cluster : tiles * kslices;
+    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking its (tile, slice of K) units a grid
+     * apart */
+    const int64_t sms = dev->units > 0 ? dev->units : 1, units = tiles * kslices;
+    const int64_t grid = path == PATH_WGMMA ? (units < sms / cluster ? units : sms / cluster) * cluster : units;
     if (tiles > 0x7fffffff || grid > 0x7fffffff)
         return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)(tiles * kslices));
     if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
+    if (path == PATH_WGMMA && kslices > 1 && (cluster > 1 || tma_store || window))
+        return tess_error(TESS_ERR_ARG, "%s cuda: wgmma splits K with clusters of one, without tma_store, not in windows",
+                          op->name);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -390,18 +400,24 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (window)
         tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
                            tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
-    if (path == PATH_MMA)
+    if (path != PATH_SIMT)
         tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
                            (long long)per);
+    if (path == PATH_WGMMA)   /* the consumers, behind the producer warpgroup, add the slices' partials */
+        tess_strbuf_printf(&b, "#define SPLIT_THREADS %d\n#define SPLIT_TID (threadIdx.x - 128)\n"
+                           "#define split_sync() asm volatile(\"bar.sync 3, %d;\" ::: \"memory\")\n", threads - 128,
+                           threads - 128);
     tess_gemm_cuda_params(&b, &d);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_common_cuh);
     tess_strbuf_puts(&b, "\n");
-    if (path == PATH_MMA) {
-        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
-        tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
+    if (path == PATH_MMA) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_sm80_cuh);
+    if (path != PATH_SIMT) tess_strbuf_puts(&b, tess_src_gemm_templates_gemm_split_cuh);
+    if (path == PATH_WGMMA) {
+        tess_strbuf_puts(&b, tess_src_core_templates_hopper_cuh);
+        tess_strbuf_puts(&b, "\n");
+        wgmma_function(&b, bn, d.in);
     }
-    if (path == PATH_WGMMA) wgmma_function(&b, bn, d.in);
     tess_strbuf_puts(&b, templates[path]);
     if ((st = tess_strbuf_finish(&b, &out->code))) return st;
     snprintf(out->options, sizeof out->options, "--minimal");

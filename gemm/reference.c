@@ -1,12 +1,14 @@
 /*
  * reference.c - what gemm and conv2d share as operators (gemm.h): their
- * buffers, the float64 reference (every element, or for large tasks a
- * sample touching every row and column), FLOP and byte counts, the
- * tolerance and the verification of sampled outputs.
+ * buffers and inputs (uniform in [-1, 1), filled over the host's cores),
+ * the float64 reference (every element, or for large tasks a sample
+ * touching every row and column; rows spread over the host's cores), FLOP
+ * and byte counts, the tolerance and the verification of sampled outputs.
  */
 #include <math.h>
 #include <stdlib.h>
 #include "core/error.h"
+#include "core/host_parallel.h"
 #include "core/problem.h"
 #include "core/result.h"
 #include "gemm.h"
@@ -60,35 +62,84 @@ static void gather_row(const tess_gemm_desc *d, const void *a, int64_t i, double
     for (int64_t k = 0; k < d->k; k++) row[k] = a_at(d, a, i, k);
 }
 
+/* The rows of A whose reference elements a part computes: every element of rows [first, end) (full), or the
+ * sample's two of each row, or its one of each column j in [first, end) (columns). */
+typedef struct reference_job {
+    const tess_gemm_desc *d;
+    void *const *bufs;
+    bool full, columns;
+    int failed;   /* a part could not allocate its row */
+} reference_job;
+
+static void reference_range(void *ctx, int part, int64_t first, int64_t end) {
+    (void)part;
+    reference_job *r = ctx;
+    const tess_gemm_desc *d = r->d;
+    double *row = malloc((size_t)d->k * sizeof *row);
+    if (!row) {
+        __atomic_store_n(&r->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    const void *a = r->bufs[d->buf_a];
+    for (int64_t x = first; x < end; x++) {
+        if (r->columns) {   /* one element of column x */
+            const int64_t i = (x * 137 + 11) % d->m;
+            gather_row(d, a, i, row);
+            reference_element(d, r->bufs, row, i, x);
+            continue;
+        }
+        gather_row(d, a, x, row);
+        if (r->full) {
+            for (int64_t j = 0; j < d->n; j++) reference_element(d, r->bufs, row, x, j);
+        } else {   /* two elements of row x, half the width apart */
+            const int64_t j = (x * 131 + 7) % d->n;
+            reference_element(d, r->bufs, row, x, j);
+            reference_element(d, r->bufs, row, x, (j + d->n / 2) % d->n);
+        }
+    }
+    free(row);
+}
+
 tess_status tess_gemm_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
     tess_gemm_desc d;
     tess_status st = tess_gemm_describe(op, t, &d);
     if (st) return st;
-    double *row = malloc((size_t)d.k * sizeof *row);
-    if (!row) return tess_error(TESS_ERR_NOMEM, "%s reference: a row of %lld values", op->name, (long long)d.k);
-    const void *a = bufs[d.buf_a];
-    if (tess_gemm_full_reference(&d)) {
-        for (int64_t i = 0; i < d.m; i++) {
-            gather_row(&d, a, i, row);
-            for (int64_t j = 0; j < d.n; j++) reference_element(&d, bufs, row, i, j);
-        }
-    } else {
-        /* two elements of each row, half the width apart, and one of each column */
+    reference_job r = {.d = &d, .bufs = bufs, .full = tess_gemm_full_reference(&d)};
+    if (!r.full)
         for (int64_t e = 0; e < d.m * d.n; e++) tess_dtype_store(bufs[d.buf_d], d.out, e, NAN);
-        for (int64_t i = 0; i < d.m; i++) {
-            gather_row(&d, a, i, row);
-            const int64_t j = (i * 131 + 7) % d.n;
-            reference_element(&d, bufs, row, i, j);
-            reference_element(&d, bufs, row, i, (j + d.n / 2) % d.n);
-        }
-        for (int64_t j = 0; j < d.n; j++) {
-            const int64_t i = (j * 137 + 11) % d.m;
-            gather_row(&d, a, i, row);
-            reference_element(&d, bufs, row, i, j);
-        }
+    tess_host_parallel(d.m, reference_range, &r);
+    if (!r.full) {   /* after the rows: an element in both samples is computed twice, the same way */
+        r.columns = true;
+        tess_host_parallel(d.n, reference_range, &r);
     }
-    free(row);
+    if (r.failed) return tess_error(TESS_ERR_NOMEM, "%s reference: a row of %lld values", op->name, (long long)d.k);
     return TESS_OK;
+}
+
+/* Inputs uniform in [-1, 1), in chunks filled in parallel (each chunk's generator seeded from the seed and
+ * its place, so the values do not depend on the host's cores). */
+typedef struct fill_ctx {
+    void *host;
+    tess_dtype dtype;
+} fill_ctx;
+
+static void fill_chunk(void *ctx, int64_t first, int64_t count, gsl_rng *rng) {
+    const fill_ctx *f = ctx;
+    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
+}
+
+tess_status tess_gemm_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
+    tess_buffer_list l = {0};
+    tess_status st = tess_gemm_buffers(op, t, &l);
+    if (st) return st;
+    if (index < 0 || index >= l.n) {
+        tess_buffer_list_free(&l);
+        return tess_error(TESS_ERR_ARG, "%s: no input buffer %d", op->name, index);
+    }
+    fill_ctx f = {host, l.spec[index].dtype};
+    const int64_t count = l.spec[index].count;
+    tess_buffer_list_free(&l);
+    return tess_host_fill_chunks(count, 1 << 16, seed, fill_chunk, &f);
 }
 
 double tess_gemm_flops(const tess_op *op, const tess_task *t) {

@@ -82,7 +82,9 @@ static tess_status encode(tess_cuda_context *c, const tess_tensor_map *d, int in
     CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
     data_type(d->dtype, &type);       /* both checked at load */
     swizzle_mode(d->swizzle, &swizzle);
-    const cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    cuuint32_t element_strides[5] = {1, 1, 1, 1, 1};
+    for (int i = 1; i < d->rank; i++)
+        if (d->step[i] > 1) element_strides[i] = d->step[i];
     CUresult r = c->drv->cuTensorMapEncodeTiled(out, type, (cuuint32_t)d->rank, (void *)(uintptr_t)addr, d->dims,
                                                 d->strides, d->box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                                                 swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,

@@ -5,7 +5,15 @@
 // the blocks' timing, applies alpha, C and the epilogue once (store_d), and
 // resets the counter for the next launch. The workspace belongs to the
 // compiled module: launches of one module must not overlap. Defined above:
-// KSPLIT, TILES (tiles of D, one counter each), THREADS.
+// KSPLIT, TILES (tiles of D, one counter each), THREADS; and where only some
+// of the block's threads store partials (the wgmma kernel's consumers),
+// SPLIT_THREADS of them numbered SPLIT_TID, synchronized by split_sync().
+
+#ifndef SPLIT_THREADS
+#define SPLIT_THREADS THREADS
+#define SPLIT_TID threadIdx.x
+#define split_sync() __syncthreads()
+#endif
 
 #if KSPLIT > 1
 __device__ float split_partial[KSPLIT * GM * GN];   // [slice][m][n]
@@ -22,10 +30,10 @@ __device__ __forceinline__ bool split_arrive_last(int tile)
 {
     __shared__ unsigned before;
     asm volatile("membar.gl;\n" ::: "memory");   // this thread's partials are visible before the count
-    __syncthreads();
-    if (threadIdx.x == 0)
+    split_sync();
+    if (SPLIT_TID == 0)
         asm volatile("atom.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(split_arrived + tile) : "memory");
-    __syncthreads();
+    split_sync();
     asm volatile("membar.gl;\n" ::: "memory");
     return before == KSPLIT - 1;
 }
@@ -38,11 +46,11 @@ __device__ __forceinline__ void split_finish(out_t *D, const out_t *Cm, const ou
                                              long long n0, int rows, int cols)
 {
     const int count = rows * cols;
-    for (int e0 = threadIdx.x; e0 < count; e0 += SPLIT_BATCH * THREADS) {
+    for (int e0 = SPLIT_TID; e0 < count; e0 += SPLIT_BATCH * SPLIT_THREADS) {
         float part[SPLIT_BATCH][KSPLIT];
 #pragma unroll
         for (int b = 0; b < SPLIT_BATCH; ++b) {
-            const int e = e0 + b * THREADS;
+            const int e = e0 + b * SPLIT_THREADS;
             const long long m = m0 + e / cols, n = n0 + e % cols;
             const bool inside = e < count && m < GM && n < GN;
 #pragma unroll
@@ -56,13 +64,13 @@ __device__ __forceinline__ void split_finish(out_t *D, const out_t *Cm, const ou
         }
 #pragma unroll
         for (int b = 0; b < SPLIT_BATCH; ++b) {
-            const int e = e0 + b * THREADS;
+            const int e = e0 + b * SPLIT_THREADS;
             float sum = 0;
 #pragma unroll
             for (int s = 0; s < KSPLIT; ++s) sum += part[b][s];   // in slice order
             if (e < count) store_d(D, Cm, bias, m0 + e / cols, n0 + e % cols, sum);
         }
     }
-    if (threadIdx.x == 0) split_arrived[tile] = 0;
+    if (SPLIT_TID == 0) split_arrived[tile] = 0;
 }
 #endif

@@ -20,18 +20,24 @@
 // registers: the fp8 MMAs accumulate with about 14 bits), TMA_STORE (each
 // consumer stages its rows of D in shared memory for the TMA to store,
 // instead of storing from registers) with OUT_BYTES; and wgmma_step
-// (one m64nBNkK_STEP on BN/2 accumulators, generated for BN).
+// (one m64nBNkK_STEP on BN/2 accumulators, generated for BN). The
+// primitives (tensor maps, descriptors, mbarriers, 2D TMA loads, wgmma
+// fences) are core/templates/hopper.cuh's, placed above as well.
 //
-// A convolution (stride 1) is the GEMM of its im2col view. A 1x1 filter
-// without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
+// With KSPLIT > 1 (clusters of one, D from registers) the walk is over
+// (tile, slice) units, TILE_SLICES cut into KSPLIT runs of SLICES_PER
+// slices: the consumers store their f32 partial sums and the last unit of a
+// tile adds them in slice order (gemm_split.cuh, with the consumers'
+// named barrier as its split_sync).
+//
+// A convolution (stride 1 or 2) is the GEMM of its im2col view. A 1x1
+// filter of stride 1 without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
 // gives each block BM output pixels of one image, TILE_H rows of TILE_W,
 // and loads, for each filter tap and slice of BK channels, the box of x
 // those pixels read (a 4D tensor map over x: channels, columns, rows,
-// images), whose coordinates outside the image the TMA fills with zeros:
-// the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
+// images; its traversal stride STRIDE in columns and rows), whose
+// coordinates outside the image the TMA fills with zeros: the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
 // image's output) and TILES_M (tile rows in tile_coords).
-
-struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUtensorMap
 
 #define CONSUMERS (BM / 64)
 #define ROW_BYTES (BK * IN_BYTES)   // of a slice's row: 64 or 128, the swizzle atom's width
@@ -42,29 +48,11 @@ struct __align__(64) tensor_map { unsigned long long opaque[16]; };   // a CUten
 // a stage is released by one arrival of every consumer warp of the cluster
 #define RELEASES (CLUSTER * CONSUMERS * 4)
 
-__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-
 // A K-major operand in shared memory, swizzled: eight rows of BK elements
 // (one swizzle atom) every 8 * ROW_BYTES bytes; the leading offset is unused.
 __device__ __forceinline__ unsigned long long operand_desc(unsigned addr)
 {
-    return (unsigned long long)((addr & 0x3ffff) >> 4) | 1ull << 16 | (unsigned long long)((8 * ROW_BYTES) >> 4) << 32 |
-           (unsigned long long)SWIZZLE_MODE << 62;
-}
-
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count));
-}
-
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity)
-{
-    unsigned done = 0;
-    while (!done)
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
+    return wgmma_desc(addr, 16, 8 * ROW_BYTES, SWIZZLE_MODE);
 }
 
 // All threads of every block of the cluster (of the block, without one).
@@ -105,15 +93,8 @@ __device__ __forceinline__ void release_stage(unsigned bar, int lane)
         asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
     }
 #else
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+    bar_arrive(bar);
 #endif
-}
-
-__device__ __forceinline__ void tma_load(unsigned dst, const tensor_map *map, int k, int row, unsigned bar)
-{
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-                 ::"r"(dst), "l"((unsigned long long)map), "r"(k), "r"(row), "r"(bar)
-                 : "memory");
 }
 
 #if CLUSTER > 1
@@ -130,6 +111,19 @@ __device__ __forceinline__ void tma_load_multicast(unsigned dst, const tensor_ma
 // The tiles of D the block computes: cluster tiles of TILE_M x BN, a grid's stride apart; the block's BM rows of it.
 #define CLUSTER_TILES ((unsigned)TILES_M * (unsigned)((GN + BN - 1) / BN))
 #define TILE_SLICES ((int)((GK + BK - 1) / BK))
+#ifndef KSPLIT
+#define KSPLIT 1
+#define SLICES_PER TILE_SLICES
+#endif
+// The units of the walk: (tile, slice of K), the tiles of slice 0 first; slices t0 .. t1 - 1 of BK each.
+#define UNITS (CLUSTER_TILES * KSPLIT)
+
+__device__ __forceinline__ void unit_range(unsigned unit, unsigned *tile, int *t0, int *t1)
+{
+    *tile = unit % CLUSTER_TILES;
+    *t0 = (int)(unit / CLUSTER_TILES) * SLICES_PER;
+    *t1 = *t0 + SLICES_PER < TILE_SLICES ? *t0 + SLICES_PER : TILE_SLICES;
+}
 
 #if CONV_WINDOW
 // Output pixels of block tile `bt`: its image and the first row and column of its TILE_H x TILE_W.
@@ -160,21 +154,25 @@ __device__ __forceinline__ void produce(unsigned base, unsigned bars, unsigned r
                                        const tensor_map *map_b)
 {
     unsigned it = 0;
-    for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
+    for (unsigned unit = blockIdx.x / CLUSTER; unit < UNITS; unit += gridDim.x / CLUSTER) {
+        unsigned tile;
+        int t0, t1;
+        unit_range(unit, &tile, &t0, &t1);
         long long m0, n0;
         tile_coords(tile, &m0, &n0);
         const int row_a = (int)(m0 + rank * BM), row_b = (int)(n0 + rank * B_PART_ROWS);
 #if CONV_WINDOW
         const pixel_tile px = pixel_tile_of(row_a / BM);
 #endif
-        for (int t = 0; t < TILE_SLICES; ++t, ++it) {
+        for (int t = t0; t < t1; ++t, ++it) {
             const unsigned s = it % STAGES, full = bars + 8 * s, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * (STAGES + s), ((it / STAGES) & 1) ^ 1);
-            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(STAGE_BYTES) : "memory");
+            bar_expect_bytes(full, STAGE_BYTES);
 #if CONV_WINDOW
             // slice t: filter tap t / (CH / BK), channels from t % (CH / BK) * BK; B's columns t * BK on
             const int tap = t / (int)(CH / BK);
-            tma_load_4d(stage, map_a, t % (int)(CH / BK) * BK, px.q0 + tap % FS - PAD, px.p0 + tap / FS - PAD, px.img, full);
+            tma_load_4d(stage, map_a, t % (int)(CH / BK) * BK, px.q0 * STRIDE + tap % FS - PAD, px.p0 * STRIDE + tap / FS - PAD,
+                        px.img, full);
 #else
             tma_load(stage, map_a, t * BK, row_a, full);
 #endif
@@ -285,13 +283,30 @@ __device__ __forceinline__ void store_registers(out_t *D, const out_t *Cm, const
             store_pair(D, Cm, bias, rows[h], n0 + 8 * i + (lane % 4) * 2, sum[4 * i + 2 * h], sum[4 * i + 2 * h + 1]);
 }
 
-// A consumer warpgroup (wg of CONSUMERS): its 64 rows of every tile of the block.
+#if KSPLIT > 1
+// Consumer wg's partial sums of its 64 rows from row0, columns from n0, for slice `slice` (accumulators as above).
+__device__ __forceinline__ void store_partials(const float (&sum)[BN / 2], int slice, long long row0, long long n0, int tid)
+{
+    const int warp = tid / 32, lane = tid % 32;
+#pragma unroll
+    for (int i = 0; i < BN / 8; ++i)
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            split_store(slice, row0 + warp * 16 + lane / 4 + (q >= 2 ? 8 : 0), n0 + 8 * i + (lane % 4) * 2 + (q & 1),
+                        sum[4 * i + q]);
+}
+#endif
+
+// A consumer warpgroup (wg of CONSUMERS): its 64 rows of every unit of the block.
 __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *bias, const tensor_map *map_d, unsigned base,
                                        unsigned bars, unsigned rank, int wg, int tid)
 {
     const int lane = tid % 32;
     unsigned it = 0;
-    for (unsigned tile = blockIdx.x / CLUSTER; tile < CLUSTER_TILES; tile += gridDim.x / CLUSTER) {
+    for (unsigned unit = blockIdx.x / CLUSTER; unit < UNITS; unit += gridDim.x / CLUSTER) {
+        unsigned tile;
+        int t0, t1;
+        unit_range(unit, &tile, &t0, &t1);
         long long m0, n0;
         tile_coords(tile, &m0, &n0);
         float d[BN / 2];
@@ -304,21 +319,21 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
 #else
         float (&sum)[BN / 2] = d;
 #endif
-        for (int t = 0; t < TILE_SLICES; ++t, ++it) {
+        for (int t = t0; t < t1; ++t, ++it) {
             const unsigned s = it % STAGES, stage = base + s * STAGE_BYTES;
             bar_wait(bars + 8 * s, (it / STAGES) & 1);
             const unsigned a = stage + wg * 64 * ROW_BYTES, b = stage + A_BYTES;
-            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+            wgmma_fence();
 #pragma unroll
             for (int kk = 0; kk < BK; kk += K_STEP)
-                wgmma_step(d, operand_desc(a + kk * IN_BYTES), operand_desc(b + kk * IN_BYTES));
-            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+                wgmma_step(d, operand_desc(a + kk * IN_BYTES), operand_desc(b + kk * IN_BYTES), 1);
+            wgmma_commit();
             // the previous slice's MMAs are done: its stage can be refilled while this one runs
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            if (t > 0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
+            wgmma_wait<1>();
+            if (t > t0) release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
 #if PROMOTE
-            if ((t + 1) % PROMOTE == 0 || t + 1 == TILE_SLICES) {
-                asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            if ((t + 1 - t0) % PROMOTE == 0 || t + 1 == t1) {
+                wgmma_wait<0>();
 #pragma unroll
                 for (int i = 0; i < BN / 2; ++i) {
                     sum[i] += d[i];
@@ -327,9 +342,12 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
             }
 #endif
         }
-        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        wgmma_wait<0>();
         release_stage(bars + 8 * (STAGES + (it - 1) % STAGES), lane);
-#if TMA_STORE
+#if KSPLIT > 1
+        store_partials(sum, (int)(unit / CLUSTER_TILES), m0 + wg * 64, n0, tid);
+        if (split_arrive_last((int)tile)) split_finish(D, Cm, bias, (int)tile, m0, n0, BM, BN);
+#elif TMA_STORE
         store_tile(map_d, base + STAGES * STAGE_BYTES + wg * STAGING_BYTES, sum, Cm, bias, (int)(m0 + rank * BM + wg * 64),
                    (int)n0, wg, tid);
 #else
@@ -362,7 +380,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1)
             bar_init(bars + 8 * s, 1);
             bar_init(bars + 8 * (STAGES + s), RELEASES);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        bar_init_fence();
     }
     // every block's barriers are ready before any block loads into them or releases them
     cluster_sync();

@@ -3,7 +3,7 @@
 # tensor-core ceiling included), tunes gemm (layout nt: A M x K, B stored
 # N x K, as a linear layer's weights) on the bf16 shapes, the two
 # large ones in fp8 (e4m3 inputs, f32 accumulation, bf16 output) as well, and
-# conv2d on two ResNet-50 layers with a modest budget each, measures cuBLAS
+# conv2d on the six ResNet-50 layers of the table with a modest budget each, measures cuBLAS
 # (torch.matmul; torch._scaled_mm for fp8) and cuDNN (conv2d, benchmark mode)
 # through PyTorch in the same run (gemm_torch.py, first, so a run cut short still has them), and prints one table (gemm_table.py): TFLOP/s,
 # the ratio to cuBLAS/cuDNN and the fraction of the calibrated ceiling.
@@ -55,6 +55,7 @@ export TESSERA_DB=${TESSERA_DB:-$out/records.db}
 large=path=wgmma,bm=128,bn=256,bk=64,wm=2,group_m=8,stages=4,tma_store=1
 large_fp8=path=wgmma,bm=128,bn=128,bk=128,wm=2,group_m=8,stages=5,promote=1,tma_store=1
 convolution=path=wgmma,bm=128,bn=64,bk=64,wm=2,group_m=8,stages=4
+convolution_wide=path=wgmma,bm=128,bn=128,bk=64,wm=2,group_m=8,stages=4
 cases=(
     "gemm:8192x8192x8192|gemm:layout=nt|8192x8192x8192||$large"
     "gemm_fp8:8192x8192x8192|gemm:layout=nt|8192x8192x8192|e4m3,f32,bf16|$large_fp8"
@@ -63,6 +64,10 @@ cases=(
     "conv2d:32x56x56x64x64:3:1:1|conv2d|32x56x56x64x64||$convolution"
     "gemm:4096x4096x4096|gemm:layout=nt|4096x4096x4096||$large"
     "conv2d:32x56x56x256x64:1:1:0|conv2d:filter=1,pad=0|32x56x56x256x64||$convolution"
+    "conv2d:32x28x28x128x128:3:1:1|conv2d|32x28x28x128x128||$convolution_wide"
+    "conv2d:32x14x14x256x256:3:1:1|conv2d|32x14x14x256x256||$convolution_wide"
+    "conv2d:32x7x7x512x512:3:1:1|conv2d|32x7x7x512x512||$convolution_wide"
+    "conv2d:32x112x112x64x128:3:2:1|conv2d:stride=2|32x112x112x64x128"
     "gemm:128x8192x8192|gemm:layout=nt|128x8192x8192"
     "gemm:16x4096x4096|gemm:layout=nt|16x4096x4096"
     "gemm:1x8192x8192|gemm:layout=nt|1x8192x8192"

@@ -6,7 +6,9 @@ ratio, and the fraction of the calibrated ceiling that bounds the task
 (the tensor-core rate for bf16 here, or the copy bandwidth for skinny ones).
 For fp8 the anchor is cuBLASLt with fast accumulation (the tensor cores'
 sums kept to the end); "vs promoted" is the ratio to it with its sums
-moved into f32 on the way, as tessera's verified fp8 kernels do.
+moved into f32 on the way, as tessera's verified fp8 kernels do. "vs
+stream" is the ratio to the reference's calls launched back to back
+(ms_stream), timed as tessera times its kernels.
 
 usage: gemm_table.py TESSERA.jsonl TORCH.jsonl
 """
@@ -53,7 +55,7 @@ def main():
         return 2
     rows, anchor = read_tessera(sys.argv[1]), read_anchor(sys.argv[2])
     print(f"{'case':<34} {'tessera TFLOP/s':>15} {'cuBLAS/cuDNN':>12} {'ratio':>6} {'vs promoted':>11} "
-          f"{'of ceiling':>10} {'bound':<22} best config")
+          f"{'vs stream':>9} {'of ceiling':>10} {'bound':<22} best config")
     for label, r in rows:
         best = r.get("best") or {}
         tf = best.get("gflops", 0) / 1e3
@@ -62,9 +64,11 @@ def main():
         promoted_ms = anchor.get(label, {}).get("ms_promoted")
         promoted = f"{tf / (ref * anchor[label]['ms'] / promoted_ms):11.2f}" if ref and promoted_ms else "        n/a"
         ref_text = f"{ref:12.1f}" if ref else "         n/a"
+        stream_ms = anchor.get(label, {}).get("ms_stream")
+        stream = f"{tf / (ref * anchor[label]['ms'] / stream_ms):9.2f}" if ref and stream_ms else "      n/a"
         frac = r.get("fraction_of_ceiling")
         frac_text = f"{frac:10.1%}" if frac is not None else "       n/a"
-        print(f"{label:<34} {tf:15.1f} {ref_text} {ratio} {promoted} {frac_text} {r.get('bound', ''):<22} "
+        print(f"{label:<34} {tf:15.1f} {ref_text} {ratio} {promoted} {stream} {frac_text} {r.get('bound', ''):<22} "
               f"{best.get('config_text', '(none)')}")
     return 0
 

@@ -10,7 +10,9 @@ without it), and torch.nn.functional.conv2d on channels-last bf16 tensors
 with torch.backends.cudnn.benchmark (cuDNN), timed with CUDA events, the
 median of repeats. Prints one JSON object per line: {"case", "ms",
 "tflops"}, FLOPs counted as tessera counts them (2 M N K; a convolution as
-its implicit GEMM).
+its implicit GEMM), and "ms_stream": the mean of the same call launched
+`repeats` times back to back between one pair of events, as tessera times
+its kernels (no launch gap in it).
 
 usage: gemm_torch.py [--repeats N] CASE...
        CASE: gemm:MxNxK, gemm_fp8:MxNxK or conv2d:NxHxWxCxK:FILTER:STRIDE:PAD
@@ -19,6 +21,9 @@ import argparse
 import json
 import statistics
 import sys
+
+
+STREAM = {}   # the last timed call's back-to-back mean, ms
 
 
 def timed(torch, fn, repeats):
@@ -33,6 +38,13 @@ def timed(torch, fn, repeats):
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(repeats):
+        fn()
+    end.record()
+    end.synchronize()
+    STREAM["ms"] = start.elapsed_time(end) / repeats
     return statistics.median(times)
 
 
@@ -83,7 +95,8 @@ def main():
         return 1
     for case in args.cases:
         ms, flops, extra = run_case(torch, case, args.repeats)
-        print(json.dumps({"case": case, "ms": ms, "tflops": flops / ms / 1e9, **extra}), flush=True)
+        print(json.dumps({"case": case, "ms": ms, "tflops": flops / ms / 1e9, "ms_stream": STREAM["ms"], **extra}),
+              flush=True)
     return 0
 
 

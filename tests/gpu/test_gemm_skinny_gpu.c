@@ -5,7 +5,8 @@
  * the epilogues, columns and K with remainders, the default, the largest
  * and random configs, and pinned splits of K (one block per column tile,
  * and partial sums added across blocks); the mma path with K split over
- * blocks (kslices) on tasks of few tiles, with C and an epilogue. Each
+ * blocks (kslices) on tasks of few tiles, with C and an epilogue; on sm_90
+ * the wgmma path with K split over its (tile, slice) units. Each
  * config is verified by the hardware evaluator against the float64
  * reference (sampled rows and columns for the large tasks). Without a GPU
  * it checks only that every pinned sub-space holds its default on an H200.
@@ -16,12 +17,13 @@
 #include "rowwise_check.h"
 #include "transfer/builtin.h"
 
-/* A task, the sub-space pinned and the random configs verified beside its default and largest. */
+/* A task, the sub-space pinned, the random configs verified beside its default and largest, and the
+ * compute capability it needs (0: 8). */
 typedef struct skinny_case {
     const char *dtypes;
     int64_t shape[3];
     const char *attrs, *pin;
-    int samples;
+    int samples, cc_major;
 } skinny_case;
 
 static const skinny_case cases[] = {
@@ -36,6 +38,10 @@ static const skinny_case cases[] = {
     {"f16,f32,f16", {64, 520, 4096}, "layout=nt,beta=2", "path=skinny,ksplit=32", 0},
     {"bf16,f32,bf16", {128, 2048, 4096}, "layout=nt", "path=mma,kslices=4", 1},
     {"f16,f32,f32", {96, 1000, 2056}, "layout=tn,beta=1,epilogue=gelu", "path=mma,kslices=8", 1},
+    {"bf16,f32,bf16", {128, 1000, 2056}, "layout=nt,beta=0.5,epilogue=gelu", "path=wgmma,kslices=4,bk=64", 1, 9},
+    {"f16,f32,f32", {128, 1000, 2056}, "layout=nt", "path=wgmma,kslices=2", 1, 9},
+    {"bf16,f32,bf16", {128, 2048, 1024}, "layout=nt", "path=wgmma,kslices=8,bm=64,wm=1,bn=64", 1, 9},
+    {"bf16,f32,bf16", {128, 8192, 8192}, "layout=nt", "path=wgmma,kslices=2,bk=64", 0, 9},
 };
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
@@ -63,6 +69,10 @@ static tess_space *case_space(const skinny_case *k, const tess_task *t, const te
 }
 
 static void check_case(const tess_backend_ops *cuda, const tess_device *dev, const skinny_case *k, gsl_rng *rng) {
+    if (dev->cc_major < (k->cc_major ? k->cc_major : 8)) {
+        printf("gemm %s %s: skipped, it needs sm_%d0\n", k->attrs, k->pin, k->cc_major);
+        return;
+    }
     tess_task t = case_task(k);
     tess_space *s = case_space(k, &t, dev);
     if (!s) return;

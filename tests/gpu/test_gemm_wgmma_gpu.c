@@ -9,10 +9,13 @@
  *     accumulator into f32 every slice;
  *   - convolutions of stride 1 read in windows of x (padding, image edges
  *     inside tiles, clusters, 3x3 and 5x5 filters) and 1x1 as a GEMM;
+ *     of stride 2 in windows whose copies step over every other pixel
+ *     (3x3 with padding, odd images, 1x1);
  *   - more tiles than blocks (each block walks several, the ring's phases
  *     running on across tiles), a tail of K, and clusters of two blocks
  *     on an odd number of tile rows;
  *   - layout nt with C and the epilogues, and a skinny task (M = 16).
+ * Its K split is checked by test_gemm_skinny_gpu.
  */
 #include "gemm_check.h"
 #include "transfer/builtin.h"
@@ -42,6 +45,9 @@ int main(void) {
     check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_odd, 5, "epilogue=bias", "wgmma,cluster=2", rng);
     check_path(cuda, &dev, conv, "f16,f32,f16", conv_valid, 5, "pad=0,filter=5", "wgmma,cluster=1", rng);
     check_path(cuda, &dev, conv, "bf16,f32,bf16", pointwise, 5, "filter=1,pad=0", "wgmma,tma_store=1", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, "stride=2", "wgmma", rng);
+    check_path(cuda, &dev, conv, "f16,f32,f16", conv_odd, 5, "stride=2,epilogue=bias", "wgmma,cluster=2", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", pointwise, 5, "filter=1,pad=0,stride=2", "wgmma", rng);
 
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);

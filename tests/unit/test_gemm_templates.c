@@ -7,7 +7,7 @@
  * over the four layouts, the epilogues, C and convolutions; on an A100
  * (sm_80) the defaults of two tensor-core tasks; the skinny path (few rows,
  * B stored N x K) on both, sampled over its splits, and the mma path with K
- * split over blocks. Each cubin holds its
+ * split over blocks (and on the wgmma path). Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
  * offer no mma path. Prints the compile rate. NVRTC needs no GPU; without
  * it (or without the toolkit at build time) the test is skipped.
@@ -111,7 +111,9 @@ static bool compile_pinned(const tess_backend_ops *be, const tess_device *dev, c
     CHECK_MSG(tess_space_valid(s, &c), "gemm %s %s: default violates %s", attrs, pin, tess_space_violation(s, &c));
     bool ran = compile_config(be, dev, &tess_op_gemm, &t, s, &c);
     for (int i = 0; ran && i < samples; i++) {
-        CHECK_OK(tess_space_sample(s, rng, &c));
+        const tess_status st = tess_space_sample(s, rng, &c);
+        CHECK_MSG(st == TESS_OK, "gemm %s %s: no sample: %s", attrs, pin, tess_errmsg());
+        if (st) break;
         ran = compile_config(be, dev, &tess_op_gemm, &t, s, &c);
     }
     tess_space_destroy(s);
@@ -143,7 +145,8 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", odd, 3, NULL, SIMT, samples, rng);   /* K = 40, N = 17 */
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, SIMT | MMA | WGMMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv1, 5, "filter=1,pad=0", SIMT | MMA | WGMMA, samples, rng);
-    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", SIMT | MMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0,stride=2", SIMT | MMA | WGMMA, samples, rng);
+    ran = ran && compile_task(be, dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, "stride=2", SIMT | MMA | WGMMA, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_conv2d, "f32", conv_odd, 5, "epilogue=bias", SIMT, samples, rng);
     const int64_t gemv[] = {1, 8192, 8192}, few[] = {5, 300, 264}, wide[] = {40, 2048, 1024};
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt,epilogue=gelu", "path=skinny", 3 * samples, rng);
@@ -154,6 +157,8 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=mma,kslices=4", samples, rng);
     ran = ran && compile_pinned(be, dev, "f16,f32,f32", split_tn, "layout=tn,beta=1,epilogue=gelu", "path=mma,kslices=8", 0, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,cluster=2,tma_store=1", samples, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,kslices=2", samples, rng);
+    ran = ran && compile_pinned(be, dev, "f16,f32,f32", split_tn, "layout=nt,beta=1,epilogue=gelu", "path=wgmma,kslices=8", 0, rng);
     return ran;
 }
 
