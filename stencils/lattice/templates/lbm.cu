@@ -47,16 +47,22 @@ tess_lbm(const STORE *__restrict__ g, const int *__restrict__ flags, STORE *__re
 #endif
     const int y0 = blockIdx.y * BY * CPT + threadIdx.y, z0 = blockIdx.z * CPZ;
     for (int z = z0; z < z0 + CPZ && z < NZ; z++) {
-#if LBM_TILE
-        // the whole block loads the tile (threads past the grid's edge too)
-        lbm_tile_load(flags, z == z0 ? z - LBM_HALO_Z : z + LBM_HALO_Z, z + LBM_HALO_Z);
-        if (x >= NX) continue;
-#endif
         // every cell's loads first, so that a thread has CPT cells' loads in flight
         lbm_pulled in[CPT];
+        if (x < NX) {
+#pragma unroll
+            for (int k = 0; k < CPT; k++)
+                if (y0 + k * BY < NY) lbm_pull(g, flags, x, y0 + k * BY, z, &in[k]);
+        }
+#if LBM_TILE
+        // while the populations' loads are in flight, the whole block (threads
+        // past the grid's edge too) fills the tile; then the kinds come from it
+        lbm_tile_load(flags, z == z0 ? z - LBM_HALO_Z : z + LBM_HALO_Z, z + LBM_HALO_Z);
+        if (x >= NX) continue;
 #pragma unroll
         for (int k = 0; k < CPT; k++)
-            if (y0 + k * BY < NY) lbm_pull(g, flags, x, y0 + k * BY, z, &in[k]);
+            if (y0 + k * BY < NY) lbm_pull_kinds(x, y0 + k * BY, z, &in[k]);
+#endif
 #pragma unroll
         for (int k = 0; k < CPT; k++)
             if (y0 + k * BY < NY) lbm_update(g, go, &in[k]);
