@@ -16,6 +16,10 @@
  *   min_blocks blocks per SM that __launch_bounds__ asks registers for (0: no
  *              request): more blocks resident, more loads in flight, fewer
  *              registers per thread
+ *   flags      the neighbours' kinds read from global memory (each cell's Q
+ *              loads of them go through L2 as often as its populations do)
+ *              or from a tile in shared memory that the block fills once
+ *              per plane (about one load per cell)
  * f16 storage converts through PTX (cvt), so no header is needed.
  */
 #include <stdio.h>
@@ -27,6 +31,7 @@ extern const char tess_src_stencils_lattice_templates_lbm_cu[];
 
 static const char *const compute_f32[] = {"f32", "f64"};
 static const char *const compute_f64[] = {"f64"};
+static const char *const flags_labels[] = {"global", "shared"};
 
 static bool lbm_cuda_block_fits(const double *v, void *user) {
     (void)user;
@@ -58,9 +63,11 @@ tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_dev
      * that branches runs both paths (1.4x slower on an H200) */
     if (!st) st = tess_space_add_labels(s, "boundary", 2, lbm_boundary_labels, 1);
     /* added later: configs without them ask for no occupancy, a plane per thread and branch */
+    if (!st) st = tess_space_add_labels(s, "flags", 2, flags_labels, 0);
     if (!st) st = tess_space_set_optional(s, "min_blocks", 0);
     if (!st) st = tess_space_set_optional(s, "cpz", 1);
     if (!st) st = tess_space_set_optional(s, "boundary", 0);
+    if (!st) st = tess_space_set_optional(s, "flags", 0);
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_block_fits, NULL, "64 <= block_x*block_y <= 1024");
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_blocks_fit, NULL, "min_blocks*block_x*block_y <= 2048");
     if (st) {
@@ -95,6 +102,7 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     const int cpt = (int)tess_config_get(s, c, "cpt"), minb = (int)tess_config_get(s, c, "min_blocks");
     const int cpz = (int)tess_config_get(s, c, "cpz");
     const bool select = tess_config_get(s, c, "boundary") > 0;
+    const bool tile = tess_config_get(s, c, "flags") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
@@ -114,6 +122,20 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         op->name, (long long)p.nz, (long long)p.ny, (long long)p.nx, tess_dtype_name(t->dtype),
         dev->arch[0] ? dev->arch : "cuda", config, f64 ? "double" : "float", lbm_cuda_storage(t->dtype), bx, by,
         cpt, cpz, minb);
+    if (tile) {
+        /* the kinds of the block's cells and one neighbour on each side, per
+         * plane; in 3D a ring of the planes z - 1, z, z + 1 */
+        const int halo_z = p.lat->dim == 3 ? 1 : 0;
+        tess_strbuf_printf(&b,
+            "#define LBM_TILE 1\n#define LBM_HALO_Z %d\n#define LBM_PLANES %d\n#define LBM_TW %d\n#define LBM_TH %d\n"
+            "#define LBM_SLOT(p) (((p) + LBM_PLANES) %% LBM_PLANES)\n"
+            "__shared__ unsigned char lbm_sk[LBM_PLANES][LBM_TH][LBM_TW];\n"
+            "#define LBM_FLAG(n, dx, dy, dz) ((int)lbm_sk[LBM_SLOT(z + (dz))]"
+            "[y - (int)blockIdx.y * (BY * CPT) + 1 + (dy)][x - (int)blockIdx.x * BX + 1 + (dx)])\n",
+            halo_z, 2 * halo_z + 1, bx + 2, by * cpt + 2);
+    } else {
+        tess_strbuf_puts(&b, "#define LBM_TILE 0\n");
+    }
     st = lbm_emit_cell(&p, select, &b);
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);

@@ -158,6 +158,9 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
         tess_strbuf_puts(b, "#define IDX(i, n) ((n) * Q + (i))   /* cell-major */\n");
     else
         tess_strbuf_puts(b, "#define IDX(i, n) ((lbm_index)(i) * NCELLS + (n))   /* direction-major */\n");
+    /* The kind of the cell at index n, (dx, dy, dz) from the pulling cell: from
+     * flags unless the backend reads it elsewhere (a tile in shared memory). */
+    tess_strbuf_puts(b, "#ifndef LBM_FLAG\n#define LBM_FLAG(n, dx, dy, dz) flags[n]\n#endif\n");
     /* the pull: what a cell reads of its upstream neighbours */
     tess_strbuf_puts(b, "\n/* What a cell pulls: its index, its kind and its upstream neighbours' kinds and\n"
                         " * populations (k_i, f_i: of the neighbour at -c_i, as stored). */\n"
@@ -171,13 +174,23 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
     lbm_emit_offsets(b, "x", 'x', p->nx, 1);
     lbm_emit_offsets(b, "y", 'y', p->ny, p->nx);
     if (L->dim == 3) lbm_emit_offsets(b, "z", 'z', p->nz, p->nx * p->ny);
-    tess_strbuf_puts(b, "    in->c = c;\n    in->k0 = flags[c];\n    in->f0 = g[IDX(0, c)];\n");
+    tess_strbuf_puts(b, "    in->c = c;\n#if !LBM_TILE\n    in->k0 = LBM_FLAG(c, 0, 0, 0);\n#endif\n"
+                        "    in->f0 = g[IDX(0, c)];\n");
     for (int i = 1; i < q; i++) {
         tess_strbuf_printf(b, "    const lbm_index n%d = c", i);
         for (int a = 0; a < L->dim; a++) lbm_upstream(b, a, L->c[i][a]);
-        tess_strbuf_printf(b, ";\n    in->k%d = flags[n%d];\n    in->f%d = g[IDX(%d, n%d)];\n", i, i, i, i, i);
+        tess_strbuf_printf(b, ";\n#if !LBM_TILE\n    in->k%d = LBM_FLAG(n%d, %d, %d, %d);\n#endif\n"
+                              "    in->f%d = g[IDX(%d, n%d)];\n", i, i, -L->c[i][0], -L->c[i][1], -L->c[i][2], i, i, i);
     }
-    tess_strbuf_printf(b, "}\n\n"
+    /* with the kinds in a tile, they are read after the populations' loads
+     * are issued and the tile is filled, so the two overlap */
+    tess_strbuf_puts(b, "}\n\n#if LBM_TILE\n"
+                        "QUAL void lbm_pull_kinds(int x, int y, int z, lbm_pulled *in)\n{\n"
+                        "    in->k0 = LBM_FLAG(0, 0, 0, 0);\n");
+    for (int i = 1; i < q; i++)
+        tess_strbuf_printf(b, "    in->k%d = LBM_FLAG(0, %d, %d, %d);\n", i, -L->c[i][0], -L->c[i][1], -L->c[i][2]);
+    tess_strbuf_puts(b, "}\n#endif\n");
+    tess_strbuf_printf(b, "\n"
         "/* The update of a pulled cell: bounce-back from walls, Ladd's term from moving\n"
         " * walls, the equilibrium at density 1 from outlets, collision (%s), store.\n"
         " * Solid, lid, inlet and outlet cells keep their populations. */\n"
