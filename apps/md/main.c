@@ -40,7 +40,11 @@ static const char usage[] =
     "  --trajectory FILE      an AMBER NetCDF trajectory, a frame every --every N steps (default 100)\n"
     "  --restart-out FILE     the final state as an AMBER NetCDF restart\n"
     "  --svg FILE             energy and temperature against time\n"
-    "  --average-from STEP    mean potential energy and pressure from STEP on, with standard errors\n"
+    "  --average-from STEP    mean potential energy and pressure from STEP on, with standard errors;\n"
+    "                         with --langevin, an unshifted cut-off and at most 4000 atoms also those\n"
+    "                         of the truncated potential's own ensemble (Monte Carlo's), each sample\n"
+    "                         weighted by exp(-u(rc) pairs / T): the forces, which have no impulse at\n"
+    "                         rc, sample the shifted potential's ensemble\n"
     "Kernels:\n"
     "  --backend cpu|cuda     where the step runs and its state lives (default cpu)\n"
     "  --dtype f32|f64        positions and forces of the kernel (default f32; energies sum in f64)\n"
@@ -177,12 +181,23 @@ static bool shown_at(const md_options *o, long step) {
     return step == 0 || step == o->steps || (o->thermo > 0 && step % o->thermo == 0);
 }
 
+/* Whether the averages are also reweighted to the truncated potential's ensemble: the pair
+ * count each sample needs is an all-pairs loop on the host, and the weights' spread grows
+ * as the square root of the atoms. */
+static bool reweighting(const md_options *o, long n) {
+    return o->average_from >= 0 && o->langevin > 0 && !o->shift && n <= 4000;
+}
+
 static int output_sample(md_run *r, const md_options *o, long step, char *err, size_t errlen) {
     if (!shown_at(o, step)) return 0;
     const md_engine *e = &r->eng;
     if (step > 0 && md_engine_thermo(&r->eng, err, errlen)) return 1;
     const double ke = 0.5 * e->v2 / (double)e->n, pe = e->pe / (double)e->n;
-    const md_sample smp = {step, r->sys.time, md_engine_temperature(e), pe, ke, pe + ke, md_engine_pressure(e)};
+    md_sample smp = {step, r->sys.time, md_engine_temperature(e), pe, ke, pe + ke, md_engine_pressure(e), -1};
+    if (reweighting(o, e->n) && step >= o->average_from) {
+        if (md_engine_download(&r->eng, &r->sys, err, errlen)) return 1;
+        smp.pairs = (double)md_pairs_within(&r->sys, o->rc);
+    }
     if (md_thermo_add(&r->thermo, &smp)) {
         snprintf(err, errlen, "out of memory keeping thermo samples");
         return 1;
@@ -238,13 +253,24 @@ static void summary(const md_run *r, const md_options *o) {
             printf("energy drift per atom: max |E-E0| %.3e, slope %.3e per time unit, over %.4g time units\n",
                    dev, slope, o->dt * (double)o->steps);
     }
-    double mean, error;
-    if (o->average_from >= 0 && !md_thermo_average(&r->thermo, o->average_from, 0, &mean, &error))
+    double mean, error, ess;
+    if (o->average_from >= 0 && !md_thermo_average(&r->thermo, o->average_from, 0, 0, &mean, &error, NULL))
         printf("average from step %ld: pe/atom %.5f +- %.5f", o->average_from, mean, error);
-    if (o->average_from >= 0 && !md_thermo_average(&r->thermo, o->average_from, 1, &mean, &error))
+    if (o->average_from >= 0 && !md_thermo_average(&r->thermo, o->average_from, 1, 0, &mean, &error, NULL))
         printf(", pressure %.5f +- %.5f\n", mean, error);
     else if (o->average_from >= 0)
         printf("average: fewer than 20 thermo samples from step %ld\n", o->average_from);
+    /* The truncated potential's Boltzmann weight over the shifted one's, per sample. */
+    const double ir6 = 1 / pow(o->rc, 6), urc = 4 * ir6 * (ir6 - 1), reweight = urc / o->langevin;
+    if (reweighting(o, s->n) &&
+        !md_thermo_average(&r->thermo, o->average_from, 0, reweight, &mean, &error, &ess)) {
+        printf("truncated potential's ensemble (weights exp(-u(rc) pairs / T), u(rc) = %.6f, effective sample "
+               "fraction %.3f): pe/atom %.5f +- %.5f",
+               urc, ess, mean, error);
+        if (!md_thermo_average(&r->thermo, o->average_from, 1, reweight, &mean, &error, NULL))
+            printf(", pressure %.5f +- %.5f", mean, error);
+        printf("\n");
+    }
 }
 
 static int setup(md_run *r, const md_options *o, char *err, size_t errlen) {

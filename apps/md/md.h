@@ -31,6 +31,9 @@ int md_draw_velocities(md_system *s, double temperature, uint64_t seed, char *er
 /* The kinetic energy and the temperature of 3n - 3 degrees of freedom. */
 double md_kinetic(const md_system *s);
 double md_temperature(const md_system *s);
+/* Pairs closer than r, each once, by minimum image of positions within [0, box)
+ * (all pairs: for small systems). */
+long md_pairs_within(const md_system *s, double r);
 
 /* Re-orders the atoms by cells of at least width a side (a counting sort),
  * so that the atoms of a cell, and mostly their neighbours, are adjacent in

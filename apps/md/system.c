@@ -81,3 +81,19 @@ int md_draw_velocities(md_system *s, double temperature, uint64_t seed, char *er
     for (long j = 0; j < 3 * s->n; j++) s->v[j] *= scale;
     return 0;
 }
+
+long md_pairs_within(const md_system *s, double r) {
+    const double r2 = r * r, box = s->box, half = 0.5 * box;
+    long count = 0;
+    for (long i = 0; i < s->n; i++)
+        for (long j = i + 1; j < s->n; j++) {
+            double d2 = 0;
+            for (int d = 0; d < 3; d++) {
+                double x = s->x[3 * i + d] - s->x[3 * j + d];
+                x = x > half ? x - box : x < -half ? x + box : x;   /* positions are within [0, box) */
+                d2 += x * x;
+            }
+            count += d2 < r2;
+        }
+    return count;
+}

@@ -33,20 +33,34 @@ void md_thermo_print(FILE *f, const md_sample *s) {
             s->total, s->pressure);
 }
 
-int md_thermo_average(const md_thermo *t, long from, int which, double *mean, double *error) {
+int md_thermo_average(const md_thermo *t, long from, int which, double reweight, double *mean, double *error,
+                      double *ess) {
     long first = 0;
     while (first < t->n && t->s[first].step < from) first++;
     const long n = t->n - first, blocks = 10;
     if (n < 2 * blocks) return 1;
-    double block_mean[10];
+    /* the weights relative to the mean pair count, so that exp() stays near 1 */
+    double ref = 0;
+    for (long i = first; reweight != 0 && i < t->n; i++) {
+        if (t->s[i].pairs < 0) return 1;
+        ref += t->s[i].pairs / (double)n;
+    }
+    double block_mean[10], sw = 0, sw2 = 0;
     for (long b = 0; b < blocks; b++) {
         const long lo = first + b * n / blocks, hi = first + (b + 1) * n / blocks;
-        double sum = 0;
-        for (long i = lo; i < hi; i++) sum += which ? t->s[i].pressure : t->s[i].pe;
-        block_mean[b] = sum / (double)(hi - lo);
+        double sum = 0, wsum = 0;
+        for (long i = lo; i < hi; i++) {
+            const double w = reweight != 0 ? exp(-reweight * (t->s[i].pairs - ref)) : 1;
+            sum += w * (which ? t->s[i].pressure : t->s[i].pe);
+            wsum += w;
+            sw2 += w * w;
+        }
+        block_mean[b] = sum / wsum;
+        sw += wsum;
     }
     *mean = gsl_stats_mean(block_mean, 1, blocks);
     *error = gsl_stats_sd(block_mean, 1, blocks) / sqrt((double)blocks);
+    if (ess) *ess = sw * sw / ((double)n * sw2);
     return 0;
 }
 

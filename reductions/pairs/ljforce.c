@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/host_parallel.h"
 #include "ljforce.h"
 
 enum { B_POS, B_NBR, B_COUNT, B_FORCE, B_EV };
@@ -130,42 +131,65 @@ static pair_term pair(const tess_task *t, const tess_lj_params *p, void *const *
     return q;
 }
 
-static tess_status lj_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
-    (void)op;
+/* The reference's and the scale's loops over atoms, spread over the host's cores. */
+typedef struct lj_job {
+    const tess_task *t;
     tess_lj_params p;
-    tess_status st = tess_lj_params_get(t, &p);
-    if (st) return st;
-    const double box = tess_lj_box(&p);
-    for (long long i = 0; i < p.n; i++) {
+    void *const *bufs;
+    double box;
+    double total[TESS_HOST_MAX_PARTS];   /* the scale's partial sums */
+} lj_job;
+
+static void reference_atoms(void *ctx, int part, int64_t first, int64_t end) {
+    (void)part;
+    const lj_job *j = ctx;
+    for (long long i = first; i < end; i++) {
         double f[3] = {0, 0, 0}, e = 0, w = 0;
-        const long long nk = (long long)tess_dtype_load(bufs[B_COUNT], TESS_I32, i);
+        const long long nk = (long long)tess_dtype_load(j->bufs[B_COUNT], TESS_I32, i);
         for (long long k = 0; k < nk; k++) {
-            pair_term q = pair(t, &p, bufs, box, i, k);
+            pair_term q = pair(j->t, &j->p, j->bufs, j->box, i, k);
             for (int a = 0; a < 3; a++) f[a] += q.fr * q.d[a];
             e += q.e;
             w += q.fr * q.r2;
         }
-        for (int a = 0; a < 3; a++) tess_dtype_store(bufs[B_FORCE], t->dtype, 3 * i + a, f[a]);
-        tess_dtype_store(bufs[B_EV], TESS_F64, 2 * i, 0.5 * e);
-        tess_dtype_store(bufs[B_EV], TESS_F64, 2 * i + 1, 0.5 * w);
+        for (int a = 0; a < 3; a++) tess_dtype_store(j->bufs[B_FORCE], j->t->dtype, 3 * i + a, f[a]);
+        tess_dtype_store(j->bufs[B_EV], TESS_F64, 2 * i, 0.5 * e);
+        tess_dtype_store(j->bufs[B_EV], TESS_F64, 2 * i + 1, 0.5 * w);
     }
+}
+
+static tess_status lj_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
+    (void)op;
+    lj_job j = {.t = t, .bufs = bufs};
+    tess_status st = tess_lj_params_get(t, &j.p);
+    if (st) return st;
+    j.box = tess_lj_box(&j.p);
+    tess_host_parallel(j.p.n, reference_atoms, &j);
     return TESS_OK;
+}
+
+static void scale_atoms(void *ctx, int part, int64_t first, int64_t end) {
+    lj_job *j = ctx;
+    double total = 0;
+    for (long long i = first; i < end; i++) {
+        const long long nk = (long long)tess_dtype_load(j->bufs[B_COUNT], TESS_I32, i);
+        for (long long k = 0; k < nk; k++) {
+            pair_term q = pair(j->t, &j->p, j->bufs, j->box, i, k);
+            total += fabs(q.e) + fabs(q.fr) * (sqrt(q.r2) + q.r2);
+        }
+    }
+    j->total[part] = total;
 }
 
 static double lj_verify_scale(const tess_op *op, const tess_task *t, void *const *bufs) {
     (void)op;
-    tess_lj_params p;
-    if (tess_lj_params_get(t, &p)) return 1;
-    const double box = tess_lj_box(&p);
+    lj_job j = {.t = t, .bufs = bufs};
+    if (tess_lj_params_get(t, &j.p)) return 1;
+    j.box = tess_lj_box(&j.p);
+    const int parts = tess_host_parallel(j.p.n, scale_atoms, &j);
     double total = 0;
-    for (long long i = 0; i < p.n; i++) {
-        const long long nk = (long long)tess_dtype_load(bufs[B_COUNT], TESS_I32, i);
-        for (long long k = 0; k < nk; k++) {
-            pair_term q = pair(t, &p, bufs, box, i, k);
-            total += fabs(q.e) + fabs(q.fr) * (sqrt(q.r2) + q.r2);
-        }
-    }
-    return total / (double)p.n > 1 ? total / (double)p.n : 1;
+    for (int q = 0; q < parts; q++) total += j.total[q];
+    return total / (double)j.p.n > 1 ? total / (double)j.p.n : 1;
 }
 
 /* Pairs each atom's list holds on average: those within rc + skin at the density. */

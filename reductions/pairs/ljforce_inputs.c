@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "core/error.h"
+#include "core/host_parallel.h"
 #include "ljforce.h"
 
 #define JITTER 0.05   /* sigma, each way along each axis */
@@ -33,10 +34,63 @@ tess_status tess_lj_make_positions(const tess_lj_params *p, uint64_t seed, doubl
     return TESS_OK;
 }
 
+/* The cells of a list build, read by the per-atom pass of each part. */
+typedef struct list_job {
+    const tess_lj_params *p;
+    const double *pos;
+    const long long *head, *next;
+    long long nc;
+    double box, rl2;
+    int32_t *nbr, *count;
+    long long overflow[TESS_HOST_MAX_PARTS];   /* the first atom of a part with more than M neighbours, or -1 */
+} list_job;
+
+static long long cell_of(const list_job *j, long long i, int d) {
+    long long c = (long long)(j->pos[4 * i + d] / j->box * (double)j->nc);
+    return c >= j->nc ? j->nc - 1 : c < 0 ? 0 : c;
+}
+
+static void list_atoms(void *ctx, int part, int64_t first, int64_t end) {
+    list_job *j = ctx;
+    const tess_lj_params *p = j->p;
+    const long long nc = j->nc;
+    const int reach = nc == 1 ? 0 : 1;
+    j->overflow[part] = -1;
+    for (long long i = first; i < end; i++) {
+        const long long c[3] = {cell_of(j, i, 0), cell_of(j, i, 1), cell_of(j, i, 2)};
+        long long k = 0;
+        for (int dz = -reach; dz <= reach; dz++)
+            for (int dy = -reach; dy <= reach; dy++)
+                for (int dx = -reach; dx <= reach; dx++) {
+                    const long long cx = (c[0] + dx + nc) % nc, cy = (c[1] + dy + nc) % nc, cz = (c[2] + dz + nc) % nc;
+                    for (long long n = j->head[(cz * nc + cy) * nc + cx]; n >= 0; n = j->next[n]) {
+                        if (n == i) continue;
+                        double r2 = 0;
+                        for (int d = 0; d < 3; d++) {
+                            double x = j->pos[4 * i + d] - j->pos[4 * n + d];
+                            x -= j->box * nearbyint(x / j->box);
+                            r2 += x * x;
+                        }
+                        if (r2 >= j->rl2) continue;
+                        if (k == p->m) {
+                            j->overflow[part] = i;
+                            return;
+                        }
+                        j->nbr[p->cols ? k * p->n + i : i * p->m + k] = (int32_t)n;
+                        k++;
+                    }
+                }
+        j->count[i] = (int32_t)k;
+        for (long long r = k; r < p->m; r++) j->nbr[p->cols ? r * p->n + i : i * p->m + r] = (int32_t)i;
+    }
+}
+
 /* Cells of at least the list radius along each axis; fewer than 3 would
- * visit a cell twice, so then one cell holds every atom. */
+ * visit a cell twice, so then one cell holds every atom. The atoms are
+ * binned in order, then listed in parallel (each atom's entries in cell
+ * order, so the list does not depend on the number of cores). */
 tess_status tess_lj_make_list(const tess_lj_params *p, const double *pos, int32_t *nbr, int32_t *count) {
-    const double box = tess_lj_box(p), rl = p->rc + p->skin, rl2 = rl * rl;
+    const double box = tess_lj_box(p), rl = p->rc + p->skin;
     long long nc = (long long)floor(box / rl);
     if (nc < 3) nc = 1;
     const long long ncells = nc * nc * nc;
@@ -46,51 +100,20 @@ tess_status tess_lj_make_list(const tess_lj_params *p, const double *pos, int32_
         free(next);
         return tess_error(TESS_ERR_NOMEM, "ljforce: cell lists of %lld atoms", p->n);
     }
+    list_job j = {.p = p, .pos = pos, .head = head, .next = next, .nc = nc, .box = box, .rl2 = rl * rl,
+                  .nbr = nbr, .count = count};
     for (long long c = 0; c < ncells; c++) head[c] = -1;
     for (long long i = 0; i < p->n; i++) {
-        long long c[3];
-        for (int d = 0; d < 3; d++) {
-            c[d] = (long long)(pos[4 * i + d] / box * (double)nc);
-            if (c[d] >= nc) c[d] = nc - 1;
-            if (c[d] < 0) c[d] = 0;
-        }
-        const long long id = (c[2] * nc + c[1]) * nc + c[0];
+        const long long id = (cell_of(&j, i, 2) * nc + cell_of(&j, i, 1)) * nc + cell_of(&j, i, 0);
         next[i] = head[id];
         head[id] = i;
     }
+    const int parts = tess_host_parallel(p->n, list_atoms, &j);
     tess_status st = TESS_OK;
-    const int reach = nc == 1 ? 0 : 1;
-    for (long long i = 0; i < p->n && !st; i++) {
-        long long c[3], k = 0;
-        for (int d = 0; d < 3; d++) {
-            c[d] = (long long)(pos[4 * i + d] / box * (double)nc);
-            if (c[d] >= nc) c[d] = nc - 1;
-        }
-        for (int dz = -reach; dz <= reach; dz++)
-            for (int dy = -reach; dy <= reach; dy++)
-                for (int dx = -reach; dx <= reach; dx++) {
-                    const long long cx = (c[0] + dx + nc) % nc, cy = (c[1] + dy + nc) % nc, cz = (c[2] + dz + nc) % nc;
-                    for (long long j = head[(cz * nc + cy) * nc + cx]; j >= 0; j = next[j]) {
-                        if (j == i) continue;
-                        double r2 = 0;
-                        for (int d = 0; d < 3; d++) {
-                            double x = pos[4 * i + d] - pos[4 * j + d];
-                            x -= box * nearbyint(x / box);
-                            r2 += x * x;
-                        }
-                        if (r2 >= rl2) continue;
-                        if (k == p->m) {
-                            st = tess_error(TESS_ERR_ARG, "ljforce: atom %lld has more than M = %lld neighbours within %g",
-                                            i, p->m, rl);
-                            break;
-                        }
-                        nbr[p->cols ? k * p->n + i : i * p->m + k] = (int32_t)j;
-                        k++;
-                    }
-                }
-        count[i] = (int32_t)k;
-        for (long long r = k; r < p->m; r++) nbr[p->cols ? r * p->n + i : i * p->m + r] = (int32_t)i;
-    }
+    for (int q = 0; q < parts && !st; q++)
+        if (j.overflow[q] >= 0)
+            st = tess_error(TESS_ERR_ARG, "ljforce: atom %lld has more than M = %lld neighbours within %g",
+                            j.overflow[q], p->m, rl);
     free(head);
     free(next);
     return st;

@@ -8,8 +8,9 @@
 #             in f64 on the backend (pe/atom -6.7733681, pressure -5.0197073)
 #   calibrate the copy bandwidth, into the records the tuned runs use
 #   table     per size: the app with the untuned defaults (an empty records database),
-#             each kernel of its step tuned (ljforce and md_list with --budget, default 12,
-#             the others with --small-budget, default 3; 0: left at their defaults), the app
+#             each kernel of its step tuned (ljforce with --budget, default 12, md_list with
+#             --list-budget, default --budget, the others with --small-budget, default 3; 0:
+#             left at their defaults), the app
 #             again with the tuned kernels; one table: the force kernel's time default and
 #             tuned, its memory traffic (tessera's
 #             compulsory bytes) as a fraction of the copy bandwidth calibrated in this run,
@@ -20,7 +21,9 @@
 #             the sizes before) against the same tasks tuned cold from the calibration alone,
 #             and the first size's atoms at density 0.6 cold and warm, all with the same budget and
 #             seed; evaluations to within 5%, 2% and 1% of the best known config
-#             (tests/bench/transfer_hw_summary.py)
+#             (tests/bench/transfer_hw_summary.py); with the backend's default batch (all of
+#             a small budget at once), the order the results are recorded in is the order
+#             they finished, not the search's: --batch 1 makes them the same
 #   import    the best configs of the tune reports in --reports DIR (an earlier run's
 #             tune-N-KERNEL.json on this device) imported into the records
 #             (tests/bench/md_library.py), after at least one tune of this run
@@ -29,7 +32,7 @@
 # Builds nothing: it takes the built binaries.
 #
 # usage: tests/bench/md_h200.sh --tessera PATH --md PATH --out DIR [--backend cuda|cpu]
-#            [--budget N] [--small-budget N] [--phases check,calibrate,table,transfer]
+#            [--budget N] [--list-budget N] [--small-budget N] [--batch N] [--phases check,calibrate,table,transfer]
 #            [--cells "20 40 63"] [--reports DIR] [--small]
 #   --small   cells 5 6 8 and few steps (a quick check of the script on a CPU)
 # Writes into DIR: log.txt, check-*.json, md-step0-f64.txt, calibrate.txt, md-{default,tuned}-N.txt,
@@ -37,13 +40,15 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tessera="" md="" backend=cuda budget=12 small_budget=3 small=0 out="" phases="check,calibrate,table,transfer" cells="" reports=""
+tessera="" md="" backend=cuda budget=12 list_budget="" small_budget=3 batch= small=0 out="" phases="check,calibrate,table,transfer" cells="" reports=""
 while [ $# -gt 0 ]; do
     case $1 in
     --tessera) tessera=${2:?--tessera needs a path}; shift 2 ;;
     --md) md=${2:?--md needs a path}; shift 2 ;;
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
     --budget) budget=${2:?--budget needs a value}; shift 2 ;;
+    --list-budget) list_budget=${2:?--list-budget needs a value}; shift 2 ;;
+    --batch) batch=${2:?--batch needs a value}; shift 2 ;;
     --small-budget) small_budget=${2:?--small-budget needs a value}; shift 2 ;;
     --phases) phases=${2:?--phases needs a list}; shift 2 ;;
     --cells) cells=${2:?--cells needs a list}; shift 2 ;;
@@ -55,6 +60,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -n "$out" ] || { echo "md_h200.sh: error: --out DIR is required" >&2; exit 2; }
+list_budget=${list_budget:-$budget}
 for b in "$tessera" "$md"; do
     [ -x "$b" ] || { echo "md_h200.sh: error: no binary at '$b' (give --tessera and --md)" >&2; exit 1; }
 done
@@ -99,7 +105,8 @@ phase_calibrate() {
 tune_one() {   # OP SHAPE BUDGET JSON [tune options]: one tune, its report in JSON
     local op=$1 shape=$2 b=$3 json=$4
     shift 4
-    "$tessera" tune "$op" --shape "$shape" --backend "$backend" --budget "$b" --seed 1 --json "$@" \
+    "$tessera" tune "$op" --shape "$shape" --backend "$backend" --budget "$b" --seed 1 --json \
+        ${batch:+--batch "$batch"} "$@" \
         >"$json" 2>"${json%.json}.err" || { log "  FAILED: tune $op $shape: $(tail -1 "${json%.json}.err")"; failed=1; return 1; }
     [ -s "${json%.json}.err" ] || rm -f "${json%.json}.err"
     log "  $op $shape: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b=r["best"]
@@ -140,7 +147,8 @@ phase_table() {
         # the force kernel first, so that at the first size it starts from no records at all
         while read -r kernel op shape; do
             b=$small_budget
-            [ "$kernel" = force ] || [ "$kernel" = list ] && b=$budget
+            [ "$kernel" = force ] && b=$budget
+            [ "$kernel" = list ] && b=$list_budget
             [ "$b" -gt 0 ] && tune_one "$op" "$shape" "$b" "$out/tune-$n-$kernel.json"
         done < <(kernels "$out/md-default-$n.txt" | awk '{ print ($1 == "force" ? 0 : $1 == "list" ? 1 : 2), $0 }' |
                  sort -s -k1,1n | cut -d' ' -f2-)
