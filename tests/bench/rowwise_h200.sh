@@ -44,7 +44,7 @@ while [ $# -gt 0 ]; do
     --reductions) only='^(sum|reduce)'; torch_forms=eager; shift ;;
     --small) sizes=small; shift ;;
     --host-sizes) sizes=host; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
