@@ -15,7 +15,7 @@
 #include "core/host_parallel.h"
 
 #define TYPICAL_BLOCK 64
-#define FILL_CHUNK (1024 * TYPICAL_BLOCK)   /* elements per seeded generator */
+#define FILL_CHUNK (1024 * TYPICAL_BLOCK)   /* elements per seeded generator of typical inputs */
 
 static int64_t elements(const tess_task *t) { return tess_shape_elements(t->shape, t->ndim); }
 
@@ -68,11 +68,6 @@ typedef struct act_fill {
     void *host;
 } act_fill;
 
-static void fill_uniform(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
-    const act_fill *f = arg;
-    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->t->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
-}
-
 /* A chunk of whole blocks, each of its own kind of typical value. */
 static void fill_typical(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
     const act_fill *f = arg;
@@ -85,8 +80,7 @@ static void fill_typical(void *arg, int64_t first, int64_t count, gsl_rng *rng) 
 /* Uniform in [-1, 1]. */
 static tess_status act_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
     (void)op, (void)index;
-    act_fill f = {t, host};
-    return tess_host_fill_chunks(elements(t), FILL_CHUNK, seed, fill_uniform, &f);
+    return tess_uniform_fill(host, t->dtype, elements(t), seed);
 }
 
 /* Every input in blocks of one kind of typical value each. */

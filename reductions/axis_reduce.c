@@ -52,26 +52,46 @@ typedef struct reduce_job {
     void *const *bufs;
 } reduce_job;
 
-static void reduce_outer(void *arg, int part, int64_t first, int64_t end) {
+/* Outputs [first, end) of the flattened (outer, inner) index, in runs of
+ * at most REF_RUN consecutive inner positions: each reduced element k is
+ * read along a run, so the reads are contiguous for any axis, and every
+ * output adds its terms in the order of k. */
+#define REF_RUN 256
+static void reduce_outputs(void *arg, int part, int64_t first, int64_t end) {
     (void)part;
     const reduce_job *j = arg;
     const tess_reduce_view v = j->v;
-    for (int64_t o = first; o < end; o++)
-        for (int64_t i = 0; i < v.inner; i++) {
-            double acc = v.kind == TESS_REDUCE_MAX ? -INFINITY : 0;
-            for (int64_t k = 0; k < v.n; k++) {
-                const double x = tess_dtype_load(j->bufs[0], j->t->dtype, (o * v.n + k) * v.inner + i);
-                acc = v.kind == TESS_REDUCE_MAX ? fmax(acc, x) : acc + x;
+    double acc[REF_RUN];
+    for (int64_t at = first; at < end;) {
+        const int64_t o = at / v.inner, i0 = at % v.inner;
+        int64_t m = v.inner - i0 < REF_RUN ? v.inner - i0 : REF_RUN;
+        if (m > end - at) m = end - at;
+        for (int64_t q = 0; q < m; q++) acc[q] = v.kind == TESS_REDUCE_MAX ? -INFINITY : 0;
+        for (int64_t k = 0; k < v.n; k++) {
+            const int64_t base = (o * v.n + k) * v.inner + i0;
+            for (int64_t q = 0; q < m; q++) {
+                const double x = tess_dtype_load(j->bufs[0], j->t->dtype, base + q);
+                acc[q] = v.kind == TESS_REDUCE_MAX ? fmax(acc[q], x) : acc[q] + x;
             }
-            tess_dtype_store(j->bufs[1], j->t->dtype, o * v.inner + i, v.kind == TESS_REDUCE_MEAN ? acc / (double)v.n : acc);
         }
+        for (int64_t q = 0; q < m; q++)
+            tess_dtype_store(j->bufs[1], j->t->dtype, at + q, v.kind == TESS_REDUCE_MEAN ? acc[q] / (double)v.n : acc[q]);
+        at += m;
+    }
 }
 
 static tess_status reduce_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
     (void)op;
     reduce_job j = {t, tess_reduce_view_of(t), bufs};
-    tess_host_parallel(j.v.outer, reduce_outer, &j);
+    tess_host_parallel(j.v.outer * j.v.inner, reduce_outputs, &j);
     return TESS_OK;
+}
+
+/* Uniform in [-1, 1], filled in parallel. */
+static tess_status reduce_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
+    (void)op, (void)index;
+    const tess_reduce_view v = tess_reduce_view_of(t);
+    return tess_uniform_fill(host, t->dtype, v.outer * v.n * v.inner, seed);
 }
 
 static double reduce_verify_scale(const tess_op *op, const tess_task *t, void *const *bufs) {
@@ -117,6 +137,7 @@ const tess_op tess_op_reduce = {
     .nimpl = 2,
     .check_task = reduce_check,
     .buffers = reduce_buffers,
+    .fill_input = reduce_fill_input,
     .reference = reduce_reference,
     .flops = reduce_flops,
     .bytes = reduce_bytes,

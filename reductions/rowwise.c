@@ -14,7 +14,7 @@
 
 static const char *const weight_names[] = {"weight", "bias"};
 
-/* Uniform chunks of random inputs: large enough that seeding a generator is cheap beside them. */
+/* Chunks of labels: large enough that seeding a generator is cheap beside them. */
 #define FILL_CHUNK 65536
 
 tess_status tess_rowwise_check(const tess_op *op, const tess_task *t) {
@@ -82,11 +82,6 @@ typedef struct fill_ctx {
     void *host;
 } fill_ctx;
 
-static void fill_uniform(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
-    const fill_ctx *f = arg;
-    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->t->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
-}
-
 static void fill_labels(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
     const fill_ctx *f = arg;
     int32_t *labels = f->host;
@@ -105,11 +100,11 @@ static tess_status fill(const tess_op *op, const tess_task *t, int index, void *
     const int64_t rows = t->shape[0], cols = t->shape[1];
     switch (input_kind(op, index)) {
     case INPUT_LABELS: return tess_host_fill_chunks(rows, FILL_CHUNK, seed, fill_labels, &f);
-    case INPUT_COLUMNS: return tess_host_fill_chunks(cols, FILL_CHUNK, seed, fill_uniform, &f);
+    case INPUT_COLUMNS: return tess_uniform_fill(host, t->dtype, cols, seed);
     case INPUT_ROWS: break;
     }
     if (typical && index == 0) return tess_host_fill_chunks(rows * cols, cols, seed, fill_typical_row, &f);
-    return tess_host_fill_chunks(rows * cols, FILL_CHUNK, seed, fill_uniform, &f);
+    return tess_uniform_fill(host, t->dtype, rows * cols, seed);
 }
 
 /* Uniform in [-1, 1]; labels uniform in [0, C). */

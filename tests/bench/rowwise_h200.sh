@@ -13,7 +13,8 @@
 # sub-space for twice the time (long_fix below).
 #
 # usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small|--host-sizes] [--budget N] [--seconds S]
-#                                    [--torch-seconds T] [--torch-forms eager[,compile]] [--only REGEX] [--out DIR]
+#                                    [--torch-seconds T] [--torch-forms eager[,compile]] [--only REGEX]
+#                                    [--reductions] [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
 #   --host-sizes  shapes for a CPU: 128 MiB of bf16 per input, four times a
 #             32 MiB last-level cache, so every operator streams from memory
@@ -21,6 +22,9 @@
 #   --torch-seconds  the time limit of the PyTorch anchor (default 90)
 #   --torch-forms    PyTorch's forms to time (default eager,compile)
 #   --only    the cases whose label matches the extended regular expression
+#   --reductions  only the reductions: the sum of all elements beside
+#             torch.sum (eager) and the reductions along an axis (the same
+#             as --only '^(sum|reduce)' --torch-forms eager)
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
 
@@ -37,9 +41,10 @@ while [ $# -gt 0 ]; do
     --torch-forms) torch_forms=${2:?--torch-forms needs a value}; shift 2 ;;
     --only) only=${2:?--only needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
+    --reductions) only='^(sum|reduce)'; torch_forms=eager; shift ;;
     --small) sizes=small; shift ;;
     --host-sizes) sizes=host; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -55,11 +60,12 @@ elif [ "$sizes" = host ]; then
 else
     rows_mid=32768x8192 rows_long=4096x65536 rows_short=65536x1024 flat=268435456 cube=64x2048x2048 total=1073741824
 fi
-# Long rows on the GPU: a sub-space (the row in registers, 16-byte loads, a
-# row group per block), twice the time, for threads per row, clusters and
-# row loops: the whole space is too large for a few seconds.
+# Long rows on the GPU: a sub-space (16-byte loads, a row group per block;
+# the row's slice in registers or in shared memory), twice the time, for
+# threads per row, clusters, unrolls and row loops: the whole space is too
+# large for a few seconds.
 long_fix="" long_time=1
-if [ "$backend" = cuda ]; then long_fix=vec=8,rows_per_block=1,cache=registers,unroll=1 long_time=2; fi
+if [ "$backend" = cuda ]; then long_fix=vec=8,rows_per_block=1 long_time=2; fi
 # label, operator, shape, dtype, parameters fixed, time (times --seconds), extra options
 all_cases=(
     "softmax $rows_mid|softmax|$rows_mid|bf16||1|"
