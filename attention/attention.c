@@ -98,22 +98,44 @@ tess_ceiling_kind attention_compute_unit(const tess_op *op, const tess_task *t) 
 typedef struct fill_ctx {
     void *host;
     tess_dtype dtype;
+    const uint16_t *level;   /* 2-byte storage: the stored bits of each of the 2^16 levels, else NULL */
 } fill_ctx;
 
-/* two values of 2^16 levels from each 32-bit draw: finer than bf16 and f16 resolve near 1 */
+/* Level k of 2^16 in [-1, 1]: finer than bf16 and f16 resolve near 1. */
+static double level_value(unsigned long k) { return ((double)k + 0.5) / 32768.0 - 1.0; }
+
+/* two levels from each 32-bit draw */
 static void fill_uniform_chunk(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
     const fill_ctx *f = arg;
-    for (int64_t i = first; i < first + count; i += 2) {
+    const int64_t end = first + count;
+    if (f->level) {
+        uint16_t *out = f->host;
+        for (int64_t i = first; i < end; i += 2) {
+            const unsigned long bits = gsl_rng_get(rng);
+            out[i] = f->level[bits & 0xffff];
+            if (i + 1 < end) out[i + 1] = f->level[(bits >> 16) & 0xffff];
+        }
+        return;
+    }
+    for (int64_t i = first; i < end; i += 2) {
         const unsigned long bits = gsl_rng_get(rng);
-        tess_dtype_store(f->host, f->dtype, i, ((double)(bits & 0xffff) + 0.5) / 32768.0 - 1.0);
-        if (i + 1 < first + count)
-            tess_dtype_store(f->host, f->dtype, i + 1, ((double)((bits >> 16) & 0xffff) + 0.5) / 32768.0 - 1.0);
+        tess_dtype_store(f->host, f->dtype, i, level_value(bits & 0xffff));
+        if (i + 1 < end) tess_dtype_store(f->host, f->dtype, i + 1, level_value((bits >> 16) & 0xffff));
     }
 }
 
 tess_status attention_fill_uniform(void *host, tess_dtype dtype, int64_t count, uint64_t seed) {
-    fill_ctx f = {host, dtype};
-    return tess_host_fill_chunks(count, ATTENTION_FILL_CHUNK, seed, fill_uniform_chunk, &f);
+    fill_ctx f = {host, dtype, NULL};
+    uint16_t *level = NULL;
+    if (tess_dtype_size(dtype) == 2) {
+        /* the conversion once per level, not once per element (a decode cache holds 2^30 of them) */
+        if (!(level = malloc(65536 * sizeof *level))) return tess_error(TESS_ERR_NOMEM, "attention input levels");
+        for (unsigned long k = 0; k < 65536; k++) tess_dtype_store(level, dtype, (int64_t)k, level_value(k));
+        f.level = level;
+    }
+    tess_status st = tess_host_fill_chunks(count, ATTENTION_FILL_CHUNK, seed, fill_uniform_chunk, &f);
+    free(level);
+    return st;
 }
 
 int64_t attention_reference_stride(const attention_dims *d) {
