@@ -5,8 +5,10 @@
  */
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
+#include "core/host_parallel.h"
 #include "core/result.h"
 #include "core/strbuf.h"
 #include "attention.h"
@@ -93,18 +95,47 @@ tess_ceiling_kind attention_compute_unit(const tess_op *op, const tess_task *t) 
     return t->dtype == TESS_BF16 ? TESS_CEILING_MMA_BF16 : TESS_CEILING_MMA_F16;
 }
 
-tess_status attention_fill_uniform(void *host, tess_dtype dtype, int64_t count, uint64_t seed) {
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
-    if (!rng) return tess_error(TESS_ERR_NOMEM, "random number generator");
-    gsl_rng_set(rng, (unsigned long)seed);
-    /* two values of 2^16 levels from each 32-bit draw: finer than bf16 and f16 resolve near 1 */
-    for (int64_t i = 0; i < count; i += 2) {
-        const unsigned long bits = gsl_rng_get(rng);
-        tess_dtype_store(host, dtype, i, ((double)(bits & 0xffff) + 0.5) / 32768.0 - 1.0);
-        if (i + 1 < count) tess_dtype_store(host, dtype, i + 1, ((double)((bits >> 16) & 0xffff) + 0.5) / 32768.0 - 1.0);
+typedef struct fill_ctx {
+    void *host;
+    tess_dtype dtype;
+    const uint16_t *level;   /* 2-byte storage: the stored bits of each of the 2^16 levels, else NULL */
+} fill_ctx;
+
+/* Level k of 2^16 in [-1, 1]: finer than bf16 and f16 resolve near 1. */
+static double level_value(unsigned long k) { return ((double)k + 0.5) / 32768.0 - 1.0; }
+
+/* two levels from each 32-bit draw */
+static void fill_uniform_chunk(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
+    const fill_ctx *f = arg;
+    const int64_t end = first + count;
+    if (f->level) {
+        uint16_t *out = f->host;
+        for (int64_t i = first; i < end; i += 2) {
+            const unsigned long bits = gsl_rng_get(rng);
+            out[i] = f->level[bits & 0xffff];
+            if (i + 1 < end) out[i + 1] = f->level[(bits >> 16) & 0xffff];
+        }
+        return;
     }
-    gsl_rng_free(rng);
-    return TESS_OK;
+    for (int64_t i = first; i < end; i += 2) {
+        const unsigned long bits = gsl_rng_get(rng);
+        tess_dtype_store(f->host, f->dtype, i, level_value(bits & 0xffff));
+        if (i + 1 < end) tess_dtype_store(f->host, f->dtype, i + 1, level_value((bits >> 16) & 0xffff));
+    }
+}
+
+tess_status attention_fill_uniform(void *host, tess_dtype dtype, int64_t count, uint64_t seed) {
+    fill_ctx f = {host, dtype, NULL};
+    uint16_t *level = NULL;
+    if (tess_dtype_size(dtype) == 2) {
+        /* the conversion once per level, not once per element (a decode cache holds 2^30 of them) */
+        if (!(level = malloc(65536 * sizeof *level))) return tess_error(TESS_ERR_NOMEM, "attention input levels");
+        for (unsigned long k = 0; k < 65536; k++) tess_dtype_store(level, dtype, (int64_t)k, level_value(k));
+        f.level = level;
+    }
+    tess_status st = tess_host_fill_chunks(count, ATTENTION_FILL_CHUNK, seed, fill_uniform_chunk, &f);
+    free(level);
+    return st;
 }
 
 int64_t attention_reference_stride(const attention_dims *d) {
@@ -132,6 +163,44 @@ void attention_reference_row(const attention_dims *d, tess_dtype dt, const void 
     }
     for (int64_t e = 0; e < d->D; e++) o[e] /= l;
     *lse = m + log(l);
+}
+
+typedef struct reference_job {
+    const attention_dims *d;
+    tess_dtype dt;
+    void *const *bufs;
+    int o_index;
+    int64_t stride;
+    attention_keys_fn *keys;
+    int failed;   /* a part could not allocate its rows */
+} reference_job;
+
+static void reference_part(void *arg, int part, int64_t first, int64_t end) {
+    (void)part;
+    reference_job *j = arg;
+    const attention_dims *d = j->d;
+    double *o = malloc((size_t)d->D * sizeof *o), *scores = malloc((size_t)d->Skv * sizeof *scores);
+    int64_t *kv_rows = malloc((size_t)d->Skv * sizeof *kv_rows);
+    if (!o || !scores || !kv_rows) {
+        __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+        first = end;
+    }
+    float *lse_buf = j->bufs[j->o_index + 1];
+    for (int64_t s = first; s < end; s++) {
+        const int64_t r = s * j->stride, nkeys = j->keys(d, j->bufs, r, kv_rows);
+        double lse;
+        attention_reference_row(d, j->dt, j->bufs[0], r * d->D, j->bufs[1], j->bufs[2], kv_rows, nkeys, o, &lse, scores);
+        for (int64_t e = 0; e < d->D; e++) tess_dtype_store(j->bufs[j->o_index], j->dt, r * d->D + e, o[e]);
+        lse_buf[r] = (float)lse;
+    }
+    free(o), free(scores), free(kv_rows);
+}
+
+tess_status attention_reference_rows(const attention_dims *d, tess_dtype dt, void *const *bufs, int64_t rows,
+                                     int o_index, attention_keys_fn *keys) {
+    reference_job j = {d, dt, bufs, o_index, attention_reference_stride(d), keys, 0};
+    tess_host_parallel((rows + j.stride - 1) / j.stride, reference_part, &j);
+    return j.failed ? tess_error(TESS_ERR_NOMEM, "attention reference rows") : TESS_OK;
 }
 
 bool attention_verify(const tess_op *op, const tess_task *t, int b, const void *got, const void *want,

@@ -34,6 +34,8 @@
 #define ATTENTION_REFERENCE_BUDGET (1LL << 29)
 /* The accepted error of the log-sum-exp, relative to (1 + |lse|). */
 #define ATTENTION_LSE_TOLERANCE 1e-4
+/* Elements per independently seeded chunk of an input (even: a draw gives two). */
+#define ATTENTION_FILL_CHUNK (1LL << 16)
 /* Decode: KV splits the scratch holds per query row, at most. */
 #define ATTENTION_MAX_SPLITS 64
 
@@ -51,9 +53,9 @@ attention_dims attention_dims_of(const tess_task *t);
 bool attention_is_decode(const tess_op *op);
 
 /* Slots both operators share (attention.c). */
-/* Uniform [-1, 1] inputs, two from each 32-bit draw of GSL's taus2 (the
- * fastest of its generators): a decode cache of the issue's shapes holds
- * 2^30 elements per tensor. */
+/* Uniform [-1, 1] inputs, two from each 32-bit draw, filled in parallel
+ * chunks of ATTENTION_FILL_CHUNK elements (tess_host_fill_chunks): a decode
+ * cache of the issue's shapes holds 2^30 elements per tensor. */
 tess_status attention_fill_uniform(void *host, tess_dtype dtype, int64_t count, uint64_t seed);
 tess_status attention_check(const tess_op *op, const tess_task *t);
 double attention_flops(const tess_op *op, const tess_task *t);
@@ -71,6 +73,14 @@ int64_t attention_reference_stride(const attention_dims *d);
 void attention_reference_row(const attention_dims *d, tess_dtype dt, const void *q, int64_t q_off, const void *k,
                              const void *v, const int64_t *kv_rows, int64_t nkeys, double *o, double *lse,
                              double *scores);
+/* The keys query row r sees, as element offsets of their K/V rows in
+ * kv_rows (at most Skv of them); returns how many. */
+typedef int64_t attention_keys_fn(const attention_dims *d, void *const *bufs, int64_t r, int64_t *kv_rows);
+/* The float64 reference of every stride-th of `rows` query rows, spread over
+ * the host's cores: q, k, v are bufs[0..2], o and the f32 lse
+ * bufs[o_index] and bufs[o_index + 1]. */
+tess_status attention_reference_rows(const attention_dims *d, tess_dtype dt, void *const *bufs, int64_t rows,
+                                     int o_index, attention_keys_fn *keys);
 
 /* Code generation (attention_cpu.c, attention_cuda.c). */
 tess_status attention_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out);

@@ -64,33 +64,20 @@ static tess_status decode_fill_input(const tess_op *op, const tess_task *t, int 
     return TESS_OK;
 }
 
+static int64_t decode_keys(const attention_dims *d, void *const *bufs, int64_t r, int64_t *kv_rows) {
+    const int32_t *table = d->page > 0 ? bufs[3] : NULL;
+    const int64_t b = r / d->H, hk = r % d->H / (d->H / d->Hkv);
+    for (int64_t j = 0; j < d->Skv; j++) {
+        kv_rows[j] = table ? (((int64_t)table[b * d->pages_per_seq + j / d->page] * d->Hkv + hk) * d->page + j % d->page) * d->D
+                           : ((b * d->Hkv + hk) * d->Skv + j) * d->D;
+    }
+    return d->Skv;
+}
+
 static tess_status decode_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
     (void)op;
     const attention_dims d = attention_dims_of(t);
-    const bool paged = d.page > 0;
-    const int32_t *table = paged ? bufs[3] : NULL;
-    void *o_buf = bufs[paged ? 4 : 3];
-    float *lse_buf = bufs[paged ? 5 : 4];
-    const int64_t stride = attention_reference_stride(&d), rows = d.B * d.H;
-    double *o = malloc((size_t)d.D * sizeof *o), *scores = malloc((size_t)d.Skv * sizeof *scores);
-    int64_t *kv_rows = malloc((size_t)d.Skv * sizeof *kv_rows);
-    if (!o || !scores || !kv_rows) {
-        free(o), free(scores), free(kv_rows);
-        return tess_error(TESS_ERR_NOMEM, "attention_decode reference rows");
-    }
-    for (int64_t r = 0; r < rows; r += stride) {
-        const int64_t b = r / d.H, hk = r % d.H / (d.H / d.Hkv);
-        for (int64_t j = 0; j < d.Skv; j++) {
-            kv_rows[j] = paged ? (((int64_t)table[b * d.pages_per_seq + j / d.page] * d.Hkv + hk) * d.page + j % d.page) * d.D
-                               : ((b * d.Hkv + hk) * d.Skv + j) * d.D;
-        }
-        double lse;
-        attention_reference_row(&d, t->dtype, bufs[0], r * d.D, bufs[1], bufs[2], kv_rows, d.Skv, o, &lse, scores);
-        for (int64_t e = 0; e < d.D; e++) tess_dtype_store(o_buf, t->dtype, r * d.D + e, o[e]);
-        lse_buf[r] = (float)lse;
-    }
-    free(o), free(scores), free(kv_rows);
-    return TESS_OK;
+    return attention_reference_rows(&d, t->dtype, bufs, d.B * d.H, d.page > 0 ? 4 : 3, decode_keys);
 }
 
 static const tess_op_backend decode_impl[] = {

@@ -38,28 +38,19 @@ static tess_status prefill_fill_input(const tess_op *op, const tess_task *t, int
     return st;
 }
 
+static int64_t prefill_keys(const attention_dims *d, void *const *bufs, int64_t r, int64_t *kv_rows) {
+    (void)bufs;
+    const int64_t i = r % d->Sq, h = r / d->Sq % d->H, b = r / (d->Sq * d->H);
+    const int64_t nkeys = d->causal ? i + d->Skv - d->Sq + 1 : d->Skv;
+    const int64_t head = b * d->Hkv + h / (d->H / d->Hkv);
+    for (int64_t j = 0; j < nkeys; j++) kv_rows[j] = (head * d->Skv + j) * d->D;
+    return nkeys;
+}
+
 static tess_status prefill_reference(const tess_op *op, const tess_task *t, void *const *bufs) {
     (void)op;
     const attention_dims d = attention_dims_of(t);
-    const int64_t stride = attention_reference_stride(&d), rows = d.B * d.H * d.Sq;
-    double *o = malloc((size_t)d.D * sizeof *o), *scores = malloc((size_t)d.Skv * sizeof *scores);
-    int64_t *kv_rows = malloc((size_t)d.Skv * sizeof *kv_rows);
-    if (!o || !scores || !kv_rows) {
-        free(o), free(scores), free(kv_rows);
-        return tess_error(TESS_ERR_NOMEM, "attention reference rows");
-    }
-    for (int64_t r = 0; r < rows; r += stride) {
-        const int64_t i = r % d.Sq, h = r / d.Sq % d.H, b = r / (d.Sq * d.H);
-        const int64_t nkeys = d.causal ? i + d.Skv - d.Sq + 1 : d.Skv;
-        const int64_t head = b * d.Hkv + h / (d.H / d.Hkv);
-        for (int64_t j = 0; j < nkeys; j++) kv_rows[j] = (head * d.Skv + j) * d.D;
-        double lse;
-        attention_reference_row(&d, t->dtype, bufs[0], r * d.D, bufs[1], bufs[2], kv_rows, nkeys, o, &lse, scores);
-        for (int64_t e = 0; e < d.D; e++) tess_dtype_store(bufs[3], t->dtype, r * d.D + e, o[e]);
-        ((float *)bufs[4])[r] = (float)lse;
-    }
-    free(o), free(scores), free(kv_rows);
-    return TESS_OK;
+    return attention_reference_rows(&d, t->dtype, bufs, d.B * d.H * d.Sq, 3, prefill_keys);
 }
 
 static const tess_op_backend prefill_impl[] = {
