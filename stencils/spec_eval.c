@@ -117,7 +117,7 @@ static void flat_run(const grid_state *g, const flat_prog *fp, const int64_t *p,
     for (int k = 0; k < fp->nop; k++) {
         const flat_op *o = &fp->op[k];
         const tess_expr *e = o->e;
-        double *out = V + (int64_t)o->out * RUN;
+        double *restrict out = V + (int64_t)o->out * RUN;   /* a node writes a slot of its own */
         if (e->kind == TESS_EXPR_REF) {
             if (p) out[0] = read_field(g, e, p);
             else
@@ -127,8 +127,8 @@ static void flat_run(const grid_state *g, const flat_prog *fp, const int64_t *p,
                 for (int j = 0; j < n; j++) M[(int64_t)o->out * RUN + j] = fabs(out[j]);
             continue;
         }
-        const double *x = V + (int64_t)o->arg[0] * RUN, *y = V + (int64_t)o->arg[1] * RUN,
-                     *z = V + (int64_t)o->arg[2] * RUN;
+        const double *restrict x = V + (int64_t)o->arg[0] * RUN, *restrict y = V + (int64_t)o->arg[1] * RUN,
+                               *restrict z = V + (int64_t)o->arg[2] * RUN;
 #define RUN_CASE(code, value)                    \
     case code:                                   \
         for (int j = 0; j < n; j++) out[j] = value; \
@@ -143,9 +143,9 @@ static void flat_run(const grid_state *g, const flat_prog *fp, const int64_t *p,
         if (!M) continue;
         /* the magnitude bounds: of a sum, the sum of the bounds; of a product,
          * the product; comparisons and logic are exact 0 or 1 */
-        const double *mx = M + (int64_t)o->arg[0] * RUN, *my = M + (int64_t)o->arg[1] * RUN,
-                     *mz = M + (int64_t)o->arg[2] * RUN;
-        double *mo = M + (int64_t)o->out * RUN;
+        const double *restrict mx = M + (int64_t)o->arg[0] * RUN, *restrict my = M + (int64_t)o->arg[1] * RUN,
+                               *restrict mz = M + (int64_t)o->arg[2] * RUN;
+        double *restrict mo = M + (int64_t)o->out * RUN;
         switch (tess_spec_opcode(e)) {
         case TESS_OP_NEG: case TESS_OP_CALL + TESS_FN_ABS:
             for (int j = 0; j < n; j++) mo[j] = mx[j];
