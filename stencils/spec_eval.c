@@ -1,6 +1,7 @@
 /* spec_eval.c - the float64 reference interpreter and the counts derived
- * from a spec. The interpreter walks the lowered instances at every point,
- * so intermediates are computed once per point, as in generated code. */
+ * from a spec. The interpreter runs the lowered instances at every point,
+ * so intermediates are computed once per point, as in generated code: as one
+ * flat program, each node a loop over a run of points along x. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
