@@ -15,6 +15,7 @@
 #ifndef TESS_SPEC_H
 #define TESS_SPEC_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -214,10 +215,63 @@ tess_dtype tess_spec_field_dtype(const tess_spec *s, int f, tess_dtype real);
 /* Kernel buffers: the fields in order, then (steps > 1) one scratch buffer
  * per output for the intermediate time levels. */
 int tess_spec_nbuffers(const tess_spec *s);
-/* Value of an operator node (NEG, NOT, BIN, CALL) from its arguments'
- * values: the arithmetic that the interpreter and constant folding share.
- * Comparisons and logic give 1 or 0; min(a, b) is a < b ? a : b. */
-double tess_spec_apply(const tess_expr *e, const double *args);
+/* Operator nodes (NEG, NOT, BIN, CALL) numbered as one list. */
+enum {
+    TESS_OP_NEG, TESS_OP_NOT,
+    TESS_OP_BIN,                       /* + tess_binop */
+    TESS_OP_CALL = TESS_OP_BIN + 12,   /* + tess_fn */
+    TESS_OP_COUNT = TESS_OP_CALL + 5
+};
+
+/* The number of an operator node, -1 for a number or a reference. */
+static inline int tess_spec_opcode(const tess_expr *e) {
+    switch (e->kind) {
+    case TESS_EXPR_NEG: return TESS_OP_NEG;
+    case TESS_EXPR_NOT: return TESS_OP_NOT;
+    case TESS_EXPR_BIN: return (unsigned)e->op <= TESS_BIN_OR ? TESS_OP_BIN + e->op : -1;
+    case TESS_EXPR_CALL: return (unsigned)e->op <= TESS_FN_SELECT ? TESS_OP_CALL + e->op : -1;
+    default: return -1;
+    }
+}
+
+/* Every operator's arithmetic, written once: X(opcode, value of the
+ * arguments a, b, c), expanded by tess_spec_apply and by the interpreter's
+ * loop over a run of points. Comparisons and logic give 1 or 0; min(a, b) is
+ * a < b ? a : b. */
+#define TESS_SPEC_OPERATORS(X, a, b, c)                                            \
+    X(TESS_OP_NEG, -(a))                                                           \
+    X(TESS_OP_NOT, (double)((a) == 0))                                             \
+    X(TESS_OP_BIN + TESS_BIN_ADD, (a) + (b))                                       \
+    X(TESS_OP_BIN + TESS_BIN_SUB, (a) - (b))                                       \
+    X(TESS_OP_BIN + TESS_BIN_MUL, (a) * (b))                                       \
+    X(TESS_OP_BIN + TESS_BIN_DIV, (a) / (b))                                       \
+    X(TESS_OP_BIN + TESS_BIN_LT, (double)((a) < (b)))                              \
+    X(TESS_OP_BIN + TESS_BIN_LE, (double)((a) <= (b)))                             \
+    X(TESS_OP_BIN + TESS_BIN_GT, (double)((a) > (b)))                              \
+    X(TESS_OP_BIN + TESS_BIN_GE, (double)((a) >= (b)))                             \
+    X(TESS_OP_BIN + TESS_BIN_EQ, (double)((a) == (b)))                             \
+    X(TESS_OP_BIN + TESS_BIN_NE, (double)((a) != (b)))                             \
+    X(TESS_OP_BIN + TESS_BIN_AND, (double)((a) != 0 && (b) != 0))                  \
+    X(TESS_OP_BIN + TESS_BIN_OR, (double)((a) != 0 || (b) != 0))                   \
+    X(TESS_OP_CALL + TESS_FN_MIN, (a) < (b) ? (a) : (b))                           \
+    X(TESS_OP_CALL + TESS_FN_MAX, (a) > (b) ? (a) : (b))                           \
+    X(TESS_OP_CALL + TESS_FN_ABS, fabs(a))                                         \
+    X(TESS_OP_CALL + TESS_FN_SQRT, sqrt(a))                                        \
+    X(TESS_OP_CALL + TESS_FN_SELECT, (a) != 0 ? (b) : (c))
+
+/* Value of an operator node from its arguments' values: the arithmetic that
+ * the interpreter and constant folding share (NaN for other nodes). */
+static inline double tess_spec_apply(const tess_expr *e, const double *a) {
+#define TESS_SPEC_APPLY_CASE(code, value) \
+    case code: return value;
+    switch (tess_spec_opcode(e)) {
+        TESS_SPEC_OPERATORS(TESS_SPEC_APPLY_CASE, a[0], a[1], a[2])
+    default: break;
+    }
+#undef TESS_SPEC_APPLY_CASE
+    return NAN;
+}
+
 /* Shortest text that reads back as v ("0.1", "4", "1e-05"). */
 void tess_spec_number(double v, char *buf, size_t len);
 

@@ -100,36 +100,3 @@ int tess_fn_arity(tess_fn fn) {
     return (unsigned)fn <= TESS_FN_SELECT ? arity[fn] : 0;
 }
 
-double tess_spec_apply(const tess_expr *e, const double *a) {
-    switch (e->kind) {
-    case TESS_EXPR_NEG: return -a[0];
-    case TESS_EXPR_NOT: return a[0] == 0;
-    case TESS_EXPR_BIN:
-        switch ((tess_binop)e->op) {
-        case TESS_BIN_ADD: return a[0] + a[1];
-        case TESS_BIN_SUB: return a[0] - a[1];
-        case TESS_BIN_MUL: return a[0] * a[1];
-        case TESS_BIN_DIV: return a[0] / a[1];
-        case TESS_BIN_LT: return a[0] < a[1];
-        case TESS_BIN_LE: return a[0] <= a[1];
-        case TESS_BIN_GT: return a[0] > a[1];
-        case TESS_BIN_GE: return a[0] >= a[1];
-        case TESS_BIN_EQ: return a[0] == a[1];
-        case TESS_BIN_NE: return a[0] != a[1];
-        case TESS_BIN_AND: return a[0] != 0 && a[1] != 0;
-        case TESS_BIN_OR: return a[0] != 0 || a[1] != 0;
-        }
-        break;
-    case TESS_EXPR_CALL:
-        switch ((tess_fn)e->op) {
-        case TESS_FN_MIN: return a[0] < a[1] ? a[0] : a[1];
-        case TESS_FN_MAX: return a[0] > a[1] ? a[0] : a[1];
-        case TESS_FN_ABS: return fabs(a[0]);
-        case TESS_FN_SQRT: return sqrt(a[0]);
-        case TESS_FN_SELECT: return a[0] != 0 ? a[1] : a[2];
-        }
-        break;
-    default: break;
-    }
-    return NAN;
-}

@@ -19,10 +19,11 @@
 #      first warm proposal's time as a fraction of the best.
 # Every candidate is verified against the float64 reference before it is
 # timed; on the large grids that reference, computed on the host for two sets
-# of inputs, is most of a tune's time (on the H200 host about 1.2 s per
-# million points for sphadv, 0.8 for sphdiff: some 170 s for sphadv on the
-# ERA5 grid), so each grid is tuned once per database and nothing twice, and
-# --era5 puts a grid of fewer levels in its place where the time is short.
+# of inputs, is most of a tune's time (on the H200 host a whole sphdiff tune
+# on the ERA5 grid took 17 s, about 0.09 s per million points; sphadv's did
+# not finish its setup in 30 s, more than 0.19 s per million points), so each
+# grid is tuned once per database and nothing twice, and --era5 puts a grid of
+# fewer levels in its place where the time is short.
 # Builds nothing: it takes the built programs.
 #
 # usage: tests/bench/weather_h200.sh --weather build/tessera-weather --tessera build/tessera --out DIR
@@ -99,11 +100,11 @@ say() { [ "$dry" = 1 ] || echo "$@" | tee -a "$out/summary.txt"; }
 left() { echo $((seconds - ($(date +%s) - start))); }
 points() { local p=1 n; for n in ${1//x/ }; do p=$((p * n)); done; echo $p; }
 # The seconds a tune of OP on SHAPE is expected to take on the H200: the
-# float64 references of its two input sets on the host (measured: about 1.2
-# microseconds a point for sphadv, 0.8 for sphdiff), starting, and its
-# evaluations.
+# float64 references of its two input sets on the host (sphdiff measured at
+# about 0.09 microseconds a point; sphadv more than 0.19, taken as 0.3),
+# starting, and its evaluations.
 tune_estimate() {
-    awk -v p="$(points "$2")" -v c="$([ "$1" = sphdiff ] && echo 0.8e-6 || echo 1.2e-6)" -v b="$budget" \
+    awk -v p="$(points "$2")" -v c="$([ "$1" = sphdiff ] && echo 0.09e-6 || echo 0.3e-6)" -v b="$budget" \
         'BEGIN { printf "%d", 3 + c * p + 0.3 * b + 0.5 }'
 }
 # step NAME ESTIMATE COMMAND...: runs COMMAND under its share of the time left
