@@ -66,3 +66,18 @@ tess_status tess_host_fill_chunks(int64_t n, int64_t chunk, uint64_t seed, tess_
     tess_host_parallel((n + chunk - 1) / chunk, fill_range, &j);
     return j.failed ? tess_error(TESS_ERR_NOMEM, "random number generator") : TESS_OK;
 }
+
+typedef struct uniform_fill {
+    void *host;
+    tess_dtype dtype;
+} uniform_fill;
+
+static void fill_uniform_chunk(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
+    const uniform_fill *f = arg;
+    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
+}
+
+tess_status tess_uniform_fill(void *host, tess_dtype d, int64_t n, uint64_t seed) {
+    uniform_fill f = {host, d};
+    return tess_host_fill_chunks(n, TESS_FILL_CHUNK, seed, fill_uniform_chunk, &f);
+}

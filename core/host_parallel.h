@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <gsl/gsl_rng.h>
 #include "error.h"
+#include "types.h"
 
 enum { TESS_HOST_MAX_PARTS = 64 };
 
@@ -25,5 +26,10 @@ int tess_host_parallel(int64_t n, tess_host_range_fn *fn, void *ctx);
  * k): the values do not depend on the number of cores. */
 typedef void tess_host_fill_fn(void *ctx, int64_t first, int64_t count, gsl_rng *rng);
 tess_status tess_host_fill_chunks(int64_t n, int64_t chunk, uint64_t seed, tess_host_fill_fn *fill, void *ctx);
+
+/* Random inputs: n values of dtype d at host, uniform in [-1, 1), filled
+ * by tess_host_fill_chunks in chunks of TESS_FILL_CHUNK elements. */
+#define TESS_FILL_CHUNK 65536
+tess_status tess_uniform_fill(void *host, tess_dtype d, int64_t n, uint64_t seed);
 
 #endif

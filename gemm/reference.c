@@ -116,18 +116,7 @@ tess_status tess_gemm_reference(const tess_op *op, const tess_task *t, void *con
     return TESS_OK;
 }
 
-/* Inputs uniform in [-1, 1), in chunks filled in parallel (each chunk's generator seeded from the seed and
- * its place, so the values do not depend on the host's cores). */
-typedef struct fill_ctx {
-    void *host;
-    tess_dtype dtype;
-} fill_ctx;
-
-static void fill_chunk(void *ctx, int64_t first, int64_t count, gsl_rng *rng) {
-    const fill_ctx *f = ctx;
-    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
-}
-
+/* Inputs uniform in [-1, 1), filled in parallel chunks (tess_uniform_fill). */
 tess_status tess_gemm_fill_input(const tess_op *op, const tess_task *t, int index, void *host, uint64_t seed) {
     tess_buffer_list l = {0};
     tess_status st = tess_gemm_buffers(op, t, &l);
@@ -136,10 +125,10 @@ tess_status tess_gemm_fill_input(const tess_op *op, const tess_task *t, int inde
         tess_buffer_list_free(&l);
         return tess_error(TESS_ERR_ARG, "%s: no input buffer %d", op->name, index);
     }
-    fill_ctx f = {host, l.spec[index].dtype};
+    const tess_dtype dtype = l.spec[index].dtype;
     const int64_t count = l.spec[index].count;
     tess_buffer_list_free(&l);
-    return tess_host_fill_chunks(count, 1 << 16, seed, fill_chunk, &f);
+    return tess_uniform_fill(host, dtype, count, seed);
 }
 
 double tess_gemm_flops(const tess_op *op, const tess_task *t) {

@@ -59,17 +59,3 @@ void tess_typical_fill_block(void *host, tess_dtype d, int64_t first, int64_t co
     }
 }
 
-typedef struct uniform_fill {
-    void *host;
-    tess_dtype dtype;
-} uniform_fill;
-
-static void fill_uniform_chunk(void *arg, int64_t first, int64_t count, gsl_rng *rng) {
-    const uniform_fill *f = arg;
-    for (int64_t i = first; i < first + count; i++) tess_dtype_store(f->host, f->dtype, i, 2.0 * gsl_rng_uniform(rng) - 1.0);
-}
-
-tess_status tess_uniform_fill(void *host, tess_dtype d, int64_t n, uint64_t seed) {
-    uniform_fill f = {host, d};
-    return tess_host_fill_chunks(n, TESS_FILL_CHUNK, seed, fill_uniform_chunk, &f);
-}

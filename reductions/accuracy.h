@@ -45,12 +45,7 @@ const char *tess_storage_macro(const tess_task *t);
 /* Bytes per element of the storage dtype. */
 static inline int tess_storage_size(const tess_task *t) { return (int)tess_dtype_size(t->dtype); }
 
-/* Random inputs: n values of dtype d at host, uniform in [-1, 1], filled
- * on the host's cores in chunks of TESS_FILL_CHUNK elements, each with a
- * generator seeded from (seed, chunk): the values do not depend on the
- * number of cores. */
-#define TESS_FILL_CHUNK 65536
-tess_status tess_uniform_fill(void *host, tess_dtype d, int64_t n, uint64_t seed);
+/* Random inputs: tess_uniform_fill (core/host_parallel.h). */
 
 /* Typical inputs: the statistics real data has, in blocks that each hold
  * one kind. Fills n values of dtype d at host with kind k of the list
