@@ -637,19 +637,9 @@ static int open_reading(tess_records *r) {
     return rc;
 }
 
-static tess_status open_records(const char *path, bool readonly, tess_records **out) {
-    *out = NULL;
-    if (!path || !*path) return tess_error(TESS_ERR_ARG, "empty records database path");
-    struct stat sb;
-    bool exists = stat(path, &sb) == 0;
-    if (exists && !S_ISREG(sb.st_mode))
-        return tess_error(TESS_ERR_IO, "records database %s is not a regular file", path);
-    if (!exists && readonly)
-        return tess_error(TESS_ERR_NOTFOUND, "no records database at %s", path);
-    /* A database this process cannot write is still a library to read. */
-    if (exists && !can_write_beside(path)) readonly = true;
-    tess_status st = readonly ? TESS_OK : make_parent_dirs(path);
-    if (st) return st;
+/* A connection to the database file at path, made and upgraded as needed. */
+static tess_status open_connection(const char *path, bool readonly, tess_records **out) {
+    tess_status st;
     tess_records *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
@@ -680,6 +670,50 @@ static tess_status open_records(const char *path, bool readonly, tess_records **
     }
     *out = r;
     return TESS_OK;
+}
+
+/* A new database is built under a name of its own and then linked into
+ * place, so a reader opening path at the same moment finds either no file or
+ * a complete database, never an empty one, and two processes creating it at
+ * once end up sharing one. Where the file system has no hard links, a rename
+ * does it, unless the file appeared meanwhile. */
+static tess_status create_database(const char *path) {
+    char made[PATH_MAX + 32];
+    snprintf(made, sizeof made, "%s.new-%ld", path, (long)getpid());
+    unlink(made);
+    tess_records *r;
+    tess_status st = open_connection(made, false, &r);
+    if (st) {
+        unlink(made);
+        return st;
+    }
+    tess_records_close(r);   /* the last connection: SQLite folds the -wal file back in */
+    int rc = link(made, path);
+    if (rc != 0 && errno != EEXIST && access(path, F_OK) != 0) rc = rename(made, path);
+    int saved = errno;
+    unlink(made);
+    if (rc != 0 && saved != EEXIST)
+        return tess_error(TESS_ERR_IO, "cannot create records database %s: %s", path, strerror(saved));
+    return TESS_OK;
+}
+
+static tess_status open_records(const char *path, bool readonly, tess_records **out) {
+    *out = NULL;
+    if (!path || !*path) return tess_error(TESS_ERR_ARG, "empty records database path");
+    struct stat sb;
+    bool exists = stat(path, &sb) == 0;
+    if (exists && !S_ISREG(sb.st_mode))
+        return tess_error(TESS_ERR_IO, "records database %s is not a regular file", path);
+    if (!exists && readonly)
+        return tess_error(TESS_ERR_NOTFOUND, "no records database at %s", path);
+    /* A database this process cannot write is still a library to read. */
+    if (exists && !can_write_beside(path)) readonly = true;
+    if (!readonly && !exists) {
+        tess_status st = make_parent_dirs(path);
+        if (!st) st = create_database(path);
+        if (st) return st;
+    }
+    return open_connection(path, readonly, out);
 }
 
 tess_status tess_records_open(const char *path, tess_records **out) {

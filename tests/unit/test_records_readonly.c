@@ -1,7 +1,8 @@
 /* test_records_readonly.c - reading a records database without writing it:
  * nothing is created at a missing path, a reader leaves no file behind,
- * a read-only file in a read-only directory can be read, and a reader sees
- * the commits of a tuner writing at the same time. */
+ * a read-only file in a read-only directory can be read, a reader sees
+ * the commits of a tuner writing at the same time, and a database being
+ * created is never seen half made. */
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -200,6 +201,61 @@ static void test_unwritable(void) {
     chmod(live_dir, 0755);
 }
 
+static int count_row(const tess_record_row *row, void *user) {
+    (void)row;
+    ++*(int *)user;
+    return 0;
+}
+
+/* Readers polling a path while a writer creates the database there find
+ * no file or a complete one, never an empty one; two writers creating it at
+ * once share one file holding both their results. */
+static void test_concurrent_create(void) {
+    for (int round = 0; round < 20; round++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/race-%d.db", scratch, round);
+        fflush(NULL);
+        pid_t reader = fork();
+        if (reader == 0) {
+            double deadline = tess_now() + 5.0;
+            while (tess_now() < deadline) {
+                tess_records *r;
+                tess_status st = tess_records_open_readonly(path, &r);
+                if (st == TESS_OK) {
+                    tess_records_close(r);
+                    _exit(0);
+                }
+                if (st != TESS_ERR_NOTFOUND) {
+                    fprintf(stderr, "reader: %s\n", tess_errmsg());
+                    _exit(1);
+                }
+            }
+            _exit(2);
+        }
+        pid_t other = fork();
+        if (other == 0) {
+            writer w;
+            writer_open(&w, path);
+            writer_put(&w, "tile_x=8", 2.0);
+            tess_records_close(w.r);
+            _exit(check_finish("concurrent writer"));
+        }
+        make_db(path, 1.0);
+        int status = 0;
+        CHECK(waitpid(reader, &status, 0) == reader);
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: the reader failed (status %d)",
+                  round, status);
+        CHECK(waitpid(other, &status, 0) == other);
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: the second writer failed", round);
+        tess_records *r;
+        int results = 0;
+        CHECK_OK(tess_records_open_readonly(path, &r));
+        CHECK_OK(tess_records_foreach(r, NULL, NULL, count_row, &results));
+        CHECK_MSG(results == 2, "round %d: %d results, not both writers' 2", round, results);
+        tess_records_close(r);
+    }
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
     (void)sb, (void)flag, (void)ftw;
     return remove(path);
@@ -222,6 +278,7 @@ int main(void) {
     test_reader_leaves_nothing();
     test_concurrent_writer();
     test_unwritable();
+    test_concurrent_create();
     int rc = check_finish("test_records_readonly");
     if (rc == 0) nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     return rc;
