@@ -249,7 +249,9 @@ tess_status tess_kernel_run_on_stream(tess_kernel *k, void *const *arrays, int n
  * runs on: device memory for cuda, host memory for cpu. Allocates bytes
  * (TESS_ERR_NOMEM, TESS_ERR_RUNTIME); release with tess_kernel_free, before
  * the kernel is destroyed. Upload copies host to device, download device to
- * host, both complete on return. */
+ * host, both complete on return. The memory is not cleared; with
+ * TESSERA_POISON=1 in the environment every byte is set to 0xFF (NaN in
+ * every floating-point type), to find reads of what was never written. */
 tess_status tess_kernel_alloc(tess_kernel *k, size_t bytes, void **ptr);
 void tess_kernel_free(tess_kernel *k, void *ptr);
 tess_status tess_kernel_upload(tess_kernel *k, void *dst, const void *host, size_t bytes);

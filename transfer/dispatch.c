@@ -249,7 +249,16 @@ void tess_kernel_destroy(tess_kernel *k) {
 
 tess_status tess_kernel_alloc(tess_kernel *k, size_t bytes, void **ptr) {
     *ptr = NULL;
-    return k->s.be->alloc(k->ctx, bytes, ptr);
+    tess_status st = k->s.be->alloc(k->ctx, bytes, ptr);
+    /* Fresh device memory may hold anything; NaN bytes on request make a
+     * program that reads what it never wrote fail on every backend. */
+    const char *poison = getenv("TESSERA_POISON");
+    if (!st && poison && strcmp(poison, "1") == 0) st = k->s.be->poison(k->ctx, *ptr, bytes);
+    if (st && *ptr) {
+        k->s.be->release(k->ctx, *ptr);
+        *ptr = NULL;
+    }
+    return st;
 }
 
 void tess_kernel_free(tess_kernel *k, void *ptr) {

@@ -178,12 +178,26 @@ static int alloc_all(md_engine *e, char *err, size_t errlen) {
                        &e->most, &e->moved};
     const size_t bytes[] = {24 * n, 24 * n, 24 * n, 3 * r * n, 4 * r * n, 16 * n, 24 * (size_t)e->chunks,
                             4 * cells, 4 * n, list_bytes(e), 4, 4 * (size_t)e->chunks};
-    for (size_t i = 0; i < sizeof bytes / sizeof bytes[0]; i++)
-        if (tess_kernel_alloc(e->k[MD_FIRST], bytes[i], arrays[i])) {
+    const size_t narrays = sizeof bytes / sizeof bytes[0];
+    size_t largest = 0;
+    for (size_t i = 0; i < narrays; i++) largest = bytes[i] > largest ? bytes[i] : largest;
+    /* Every array starts as zeros: the first half step, of length 0, reads the
+     * forces before any were computed, and 0 times fresh memory's bytes (NaN
+     * after a tune's poisoned buffers) is not 0. */
+    void *zeros = calloc(1, largest);
+    if (!zeros) {
+        snprintf(err, errlen, "memory for the state of %ld atoms", e->n);
+        return 1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < narrays && !rc; i++)
+        if (tess_kernel_alloc(e->k[MD_FIRST], bytes[i], arrays[i]) ||
+            tess_kernel_upload(e->k[MD_FIRST], *arrays[i], zeros, bytes[i])) {
             snprintf(err, errlen, "memory for the state of %ld atoms: %s", e->n, tess_errmsg());
-            return 1;
+            rc = 1;
         }
-    return 0;
+    free(zeros);
+    return rc;
 }
 
 /* Bins the atoms and builds the list, widening it (new list and force kernels) until every atom's neighbours fit. */
