@@ -146,14 +146,9 @@ static tess_status bin_cpu_emit(const tess_op *op, const tess_task *t, const tes
                                 const tess_config *c, tess_kernel_source *out) {
     (void)op;
     (void)dev;
-    tess_status st = bin_source(t, s, c, "#include <math.h>\n#define MD_FN static inline\n#define MD_MUL(a, b) ((a) * (b))\n"
-                                "#define MD_ADD(a, b) ((a) + (b))\n#define MD_SUB(a, b) ((a) - (b))",
-                                tess_src_reductions_pairs_templates_md_bin_c_in, out);
-    if (st) return st;
-    snprintf(out->options, sizeof out->options, "-ffp-contract=off");
-    out->nlaunches = 1;
-    strcpy(out->launch[0].entry, "md_bin");
-    return TESS_OK;
+    tess_status st = bin_source(t, s, c, TESS_MD_C_ROUNDING, tess_src_reductions_pairs_templates_md_bin_c_in, out);
+    if (!st) tess_md_cpu_launch(out, "md_bin");
+    return st;
 }
 
 static tess_status bin_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
@@ -170,10 +165,7 @@ static tess_status bin_cuda_emit(const tess_op *op, const tess_task *t, const te
     const int block = (int)tess_config_get(s, c, "block");
     const long long n = t->shape[0], cells = t->shape[1] * t->shape[1] * t->shape[1] + 1;
     char defines[256];
-    snprintf(defines, sizeof defines,
-             "#define BLOCK %d\n#define MD_FN static __device__ __forceinline__\n#define MD_MUL __dmul_rn\n"
-             "#define MD_ADD __dadd_rn\n#define MD_SUB __dsub_rn",
-             block);
+    snprintf(defines, sizeof defines, "#define BLOCK %d\n" TESS_MD_CUDA_ROUNDING, block);
     tess_status st = bin_source(t, s, c, defines, tess_src_reductions_pairs_templates_md_bin_cu, out);
     if (st) return st;
     snprintf(out->options, sizeof out->options, "--minimal");

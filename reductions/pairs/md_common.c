@@ -5,6 +5,7 @@
  * and the one-parameter spaces of the simple kernels.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/error.h"
@@ -171,4 +172,10 @@ double tess_md_exact_tolerance(const tess_op *op, const tess_task *t) {
     (void)op;
     (void)t;
     return 0.01;
+}
+
+void tess_md_cpu_launch(tess_kernel_source *out, const char *entry) {
+    snprintf(out->options, sizeof out->options, "-ffp-contract=off");
+    out->nlaunches = 1;
+    snprintf(out->launch[0].entry, sizeof out->launch[0].entry, "%s", entry);
 }

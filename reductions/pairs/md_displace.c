@@ -134,11 +134,8 @@ static tess_status displace_cpu_emit(const tess_op *op, const tess_task *t, cons
     char defines[64];
     snprintf(defines, sizeof defines, "#define THREADS %d\n#include <math.h>", (int)tess_config_get(s, c, "threads"));
     tess_status st = displace_source(t, s, c, tess_src_reductions_pairs_templates_md_displace_c_in, defines, out);
-    if (st) return st;
-    snprintf(out->options, sizeof out->options, "-ffp-contract=off");   /* counts are compared exactly */
-    out->nlaunches = 1;
-    strcpy(out->launch[0].entry, "md_displace");
-    return TESS_OK;
+    if (!st) tess_md_cpu_launch(out, "md_displace");
+    return st;
 }
 
 static tess_status displace_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev,

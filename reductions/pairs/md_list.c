@@ -160,16 +160,10 @@ static tess_status list_cpu_emit(const tess_op *op, const tess_task *t, const te
     (void)op;
     (void)dev;
     char defines[256];
-    snprintf(defines, sizeof defines,
-             "#define THREADS %d\n#include <math.h>\n#define MD_FN static inline\n#define MD_MUL(a, b) ((a) * (b))\n"
-             "#define MD_ADD(a, b) ((a) + (b))\n#define MD_SUB(a, b) ((a) - (b))",
-             (int)tess_config_get(s, c, "threads"));
+    snprintf(defines, sizeof defines, "#define THREADS %d\n" TESS_MD_C_ROUNDING, (int)tess_config_get(s, c, "threads"));
     tess_status st = list_source(t, s, c, defines, tess_src_reductions_pairs_templates_md_list_c_in, out);
-    if (st) return st;
-    snprintf(out->options, sizeof out->options, "-ffp-contract=off");
-    out->nlaunches = 1;
-    strcpy(out->launch[0].entry, "md_list");
-    return TESS_OK;
+    if (!st) tess_md_cpu_launch(out, "md_list");
+    return st;
 }
 
 /* Threads per block, and threads per atom sharing its candidates (dividing a warp). */
@@ -194,10 +188,7 @@ static tess_status list_cuda_emit(const tess_op *op, const tess_task *t, const t
     (void)dev;
     const int block = (int)tess_config_get(s, c, "block"), tpp = (int)tess_config_get(s, c, "tpp");
     char defines[256];
-    snprintf(defines, sizeof defines,
-             "#define BLOCK %d\n#define TPP %d\n#define MD_FN static __device__ __forceinline__\n"
-             "#define MD_MUL __dmul_rn\n#define MD_ADD __dadd_rn\n#define MD_SUB __dsub_rn",
-             block, tpp);
+    snprintf(defines, sizeof defines, "#define BLOCK %d\n#define TPP %d\n" TESS_MD_CUDA_ROUNDING, block, tpp);
     tess_status st = list_source(t, s, c, defines, tess_src_reductions_pairs_templates_md_list_cu, out);
     if (st) return st;
     snprintf(out->options, sizeof out->options, "--minimal");

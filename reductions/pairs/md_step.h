@@ -88,6 +88,19 @@ double tess_md_noise(uint64_t seed, uint64_t step, uint64_t k);
 /* The tolerance slot of the operators whose verify hook compares exactly
  * (md_bin, md_list, md_displace): only the scale of a planted error. */
 double tess_md_exact_tolerance(const tess_op *op, const tess_task *t);
+
+/* md_cell.h's arithmetic rounded step by step, as the float64 reference
+ * rounds it: plain C compiled without contractions (tess_md_cpu_launch), or
+ * CUDA's round-to-nearest intrinsics. */
+#define TESS_MD_C_ROUNDING                                                                              \
+    "#include <math.h>\n#define MD_FN static inline\n#define MD_MUL(a, b) ((a) * (b))\n"             \
+    "#define MD_ADD(a, b) ((a) + (b))\n#define MD_SUB(a, b) ((a) - (b))"
+#define TESS_MD_CUDA_ROUNDING                                                                           \
+    "#define MD_FN static __device__ __forceinline__\n#define MD_MUL __dmul_rn\n#define MD_ADD __dadd_rn\n" \
+    "#define MD_SUB __dsub_rn"
+/* A C kernel's one launch of entry, compiled without floating-point
+ * contractions (its counts and cells are compared exactly). */
+void tess_md_cpu_launch(tess_kernel_source *out, const char *entry);
 /* A cuda space of one parameter: threads per block, 64 to 512 (default 256). */
 tess_status tess_md_cuda_block_space(tess_space **out);
 /* A cuda space of threads per block for one block per chunk: 64 to 256 (default 128). */
