@@ -14,9 +14,12 @@ typedef struct loop_state {
     int since_improvement;
     bool stopped;               /* the caller's stop condition held */
     tess_status observe_error;
-    /* A warm config measured slower than the best so far: the source does
-     * not fit the target, and the rest of its configs are not evaluated. */
+    /* A warm config measured slower than the best so far, or the first
+     * (the source's best) beaten by more than TESS_WARM_BEATEN: the source
+     * does not fit the target, and the rest of its configs are not
+     * evaluated (a strategy drops its priors by the same rule). */
     bool warm_misfit;
+    double warm_first_ms;       /* the first warm config's time; NAN before, INFINITY if it failed */
 } loop_state;
 
 static bool is_warm(const tess_tune_loop_options *o, const tess_config *c) {
@@ -39,6 +42,9 @@ static void record(const tess_result *r, void *user) {
         out->best = *r;
         out->found = true;
     }
+    if (ls->o->nwarm > 0 && isnan(ls->warm_first_ms) && tess_config_equal(&r->config, &ls->o->warm[0]))
+        ls->warm_first_ms = ok ? r->time_ms : INFINITY;
+    if (out->found && out->best.time_ms * (1 + TESS_WARM_BEATEN) < ls->warm_first_ms) ls->warm_misfit = true;
     tess_status st = ls->o->strategy->observe(ls->strategy_state, &r->config, r->status,
                                               ok ? r->time_ms : INFINITY);
     if (st && !ls->observe_error) ls->observe_error = st;
@@ -92,7 +98,7 @@ tess_status tess_tune_loop(tess_evaluator *ev, const tess_tune_loop_options *o, 
     int batch = o->batch > 0 ? o->batch : (ev->batch > 0 ? ev->batch : 8);
     tess_strategy_options so = {.seed = o->seed, .batch = batch, .budget = o->budget,
                                 .priors = o->priors, .npriors = o->npriors};
-    loop_state ls = {.o = o, .out = out};
+    loop_state ls = {.o = o, .out = out, .warm_first_ms = NAN};
     tess_status st = o->strategy->create(ev->space, &so, &ls.strategy_state);
     if (st) return st;
     tess_config_set *seen = tess_config_set_create();

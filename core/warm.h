@@ -53,6 +53,11 @@ int tess_warm_due(int k, int first);
 #define TESS_WARM_DEFAULT_MISS 1.1
 int tess_warm_first(const tess_config *dflt, const tess_prior *priors, int npriors, int batch);
 
+/* A source whose best config the target measures beaten by more than this
+ * fraction (or failing) does not fit the target: the search drops its
+ * remaining warm configs and its priors together. */
+#define TESS_WARM_BEATEN 0.10
+
 /* Plans the next batch of max slots: warm_slot[i] says whether slot i takes
  * the next warm config (own: the strategy's proposals placed so far, next:
  * the warm configs placed so far, of nwarm, first: as tess_warm_due), at

@@ -28,8 +28,9 @@
 /* Until this many observations every slot goes to the Gaussian process (the
  * first arm), the most sample-efficient technique while data is scarce (on
  * pnpoly the cost model's early share doubled the evaluations to 5%); with
- * priors from similar tasks the cost model is ready at once, but the source
- * may mislead, so it gets every other slot and the others stay with the
+ * priors from similar tasks that the target's first measurements confirmed
+ * (tess_pool_has_priors) the cost model is ready early, but the source
+ * may still mislead, so it gets every other slot and the others stay with the
  * cold opening (the GP, random draws before the GP has data): between two
  * recordings of heat3d4 512^3 whose optimum moved, a first batch all of the
  * priors' picks took 35.5 and 36 evaluations to 5% against 25 and 23 cold,

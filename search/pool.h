@@ -38,12 +38,15 @@ typedef struct tess_pool {
     /* measurements of similar tasks, for the cost model while own data is scarce */
     tess_prior *priors;
     int npriors;
-    /* Whether the priors agree with what this run measures: the rank
-     * correlation of a model of the priors alone with the run's own
-     * successes, checked from PRIOR_CHECK_AFTER successes on; priors that
-     * disagree are dropped for the rest of the run. */
+    /* Whether the priors agree with what this run measures (pool.c says
+     * how): the rank correlation of a model of the priors alone with the
+     * run's own successes, and the fastest prior's time on this target;
+     * priors count once confirmed and are dropped for the rest of the run
+     * when contradicted. */
     tess_gbt *prior_model;
     double prior_agreement;    /* Spearman's rho at the last check; NAN before */
+    int prior_best;            /* index of the fastest prior, -1 without priors */
+    double prior_best_ms;      /* its time here: NAN before measured, INFINITY if it failed */
     bool priors_dropped;
     /* the shared cost model (log time relative to the best), refitted lazily */
     tess_gbt *model;
@@ -52,7 +55,8 @@ typedef struct tess_pool {
 } tess_pool;
 
 tess_status tess_pool_create(const tess_space *s, const tess_strategy_options *o, tess_pool **out);
-/* Whether the run has priors from similar tasks, and still trusts them. */
+/* Whether the run has priors from similar tasks that its measurements
+ * confirmed and did not contradict since. */
 bool tess_pool_has_priors(const tess_pool *pool);
 void tess_pool_destroy(tess_pool *pool);
 

@@ -350,6 +350,37 @@ static void test_warm_interleaved(void) {
     tess_space_destroy(s);
 }
 
+/* Without a measured default the source's best goes first, so nothing
+ * measured before it can show a misfit: beaten afterwards by more than
+ * TESS_WARM_BEATEN, it drops the rest of the warm configs; a source's best
+ * within that goes on to the next. */
+static void test_warm_first_beaten(void) {
+    tess_space *s = synthetic_space();
+    tess_evaluator ev = {.ops = &synthetic_ops, .space = s, .batch = 2};
+    tess_config warm[2], own[3];
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=xyz,tile=2", &warm[0]));   /* 1.3 */
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=2", &warm[1]));   /* the optimum */
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=zyx,tile=1", &own[0]));    /* 1.07 */
+    CHECK_OK(tess_config_parse(s, "block_x=32,block_y=4,unroll=4,order=zyx,tile=1", &own[1]));
+    CHECK_OK(tess_config_parse(s, "block_x=16,block_y=4,unroll=4,order=zyx,tile=1", &own[2]));
+    listed = own, nlisted = 3;
+    const tess_strategy_ops echo = {"listed", "proposes a fixed list", listed_create, listed_propose,
+                                    listed_observe, listed_destroy};
+    evaluated e = {.n = 0};
+    tess_tune_loop_options lo = {.strategy = &echo, .budget = 4, .seed = 1, .batch = 2, .warm = warm, .nwarm = 2,
+                                 .strict = true, .on_result = keep_config, .user = &e};
+    tess_tune_outcome out;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    CHECK(e.n == 4 && tess_config_equal(&e.c[0], &warm[0]) && tess_config_equal(&e.c[1], &own[0]));
+    for (int i = 1; i < e.n; i++) CHECK_MSG(!tess_config_equal(&e.c[i], &warm[1]), "evaluation %d", i + 1);
+    /* 1.15, beaten by 7%: the second warm config opens the next batch */
+    CHECK_OK(tess_config_parse(s, "block_x=64,block_y=4,unroll=4,order=xzy,tile=2", &warm[0]));
+    e.n = 0;
+    CHECK_OK(tess_tune_loop(&ev, &lo, &out));
+    CHECK(e.n == 4 && tess_config_equal(&e.c[0], &warm[0]) && tess_config_equal(&e.c[2], &warm[1]));
+    tess_space_destroy(s);
+}
+
 /* A strategy that proposes the default every time: tuning skips and counts
  * the repeats, a benchmark's strict loop fails naming the strategy. */
 static tess_status repeat_create(const tess_space *s, const tess_strategy_options *o, void **state) {
@@ -461,6 +492,7 @@ int main(void) {
     test_warm_first();
     test_warm_also_proposed();
     test_warm_interleaved();
+    test_warm_first_beaten();
     test_rule_breaker();
     test_agent_starts_near_default();
     test_finds_optimum();
