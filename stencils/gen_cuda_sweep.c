@@ -15,7 +15,9 @@
  * column keeps its values at the thread's points in a register queue, one
  * new plane per step; the queue's centre plane also fills the tile's
  * interior, so only the halo comes from memory. The tile is double
- * buffered: one barrier per plane.
+ * buffered: one barrier per plane. The windows of 2D fields (coefficients
+ * that do not change along z) are loaded once, before the walk, and kept in
+ * registers for all its planes.
  *
  * Loads that may leave the grid wrap on periodic axes and clamp on fixed
  * ones (whole vectors: the extent along x is a multiple of VEC); values so
@@ -72,6 +74,9 @@ typedef enum { SRC_QUEUE, SRC_TILE, SRC_GLOBAL } source;
 static int ref_dz(const tess_spec *s, int f, const int *off) {
     return s->rank == 3 && s->field[f].rank == 3 ? off[0] : 0;
 }
+
+/* A 2D field of a streaming sweep: its windows are loaded before the walk up z. */
+static bool hoisted(const tess_cuda_plan *p, int f) { return p->stream && p->s->field[f].rank == 2; }
 
 static source ref_source(const tess_cuda_plan *p, int f, const int *off) {
     int r = p->s->rank;
@@ -133,7 +138,7 @@ static void print_field(tess_strbuf *b, const tess_cuda_plan *p, int f, const in
     case SRC_GLOBAL:
         tess_strbuf_printf(b, "%s__g_", name);
         dz_suffix(b, dz);
-        tess_strbuf_puts(b, "[");
+        tess_strbuf_puts(b, hoisted(p, f) ? "[i__][" : "[");
         break;
     }
     tess_gen_coord(b, "j__ + LO_Y", off[r - 2]);
@@ -168,6 +173,8 @@ static bool ring_fed(const tess_cuda_plan *p, int f) { return p->async && p->sta
 static int queue_top(const tess_cuda_plan *p, int f) { return p->qhi[f] + !ring_fed(p, f); }
 
 #define LOOP_IJ "#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++)\n#pragma unroll\n%s    for (int j__ = 0; j__ < PY; j__++)\n"
+#define LOOP_IJ_K "#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++)\n#pragma unroll\n%s    for (int r__ = 0; r__ < WIN_H; r__++)\n" \
+                  "#pragma unroll\n%s        for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n"
 
 static void emit_queue_decls(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
@@ -334,12 +341,27 @@ static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *in
                                name, slot);
         }
         for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
-            if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ]) continue;
+            if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ] || hoisted(p, f)) continue;
             emit_window_open(b, ind, type, name, 'g', dz, "tess_ldg");
             tess_strbuf_printf(b, "[r__][k__ * VEC], &%s[", name);
             print_at(b, p, f, "z", dz, "(idx_t)wy__[r__] * NX + wx__[i__][k__]");
             tess_strbuf_puts(b, "]);\n");
         }
+    }
+}
+
+/* The windows of the 2D fields around each of the thread's vectors, before
+ * the walk up z: registers that every plane reads. */
+static void emit_hoisted_windows(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!hoisted(p, f) || !p->gwin[f][TESS_CUDA_MAX_DZ]) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "    /* Windows of %s, a 2D field: loaded once for every plane. */\n"
+                              "    %s %s__g_0[PX][WIN_H][WIN_W];\n"
+                              "    " LOOP_IJ_K "                tess_ldg(&%s__g_0[i__][r__][k__ * VEC], "
+                              "&%s[(idx_t)wy__[r__] * NX + wx__[i__][k__]]);\n",
+                           name, tess_gen_ctype(s, f, p->t->dtype), name, "    ", "    ", "    ", name, name);
     }
 }
 
@@ -501,6 +523,7 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
         print_at(b, p, f, "Z0", 0, "hg__[h__]");
         tess_strbuf_puts(b, "]);\n");
     }
+    emit_hoisted_windows(b, p);
     tess_strbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
     for (int f = 0; f < s->nfields; f++)
         if (p->queue[f] && !ring_fed(p, f)) emit_queue_load(b, p, f, p->qhi[f] + 1, "z", "        ");
