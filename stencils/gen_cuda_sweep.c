@@ -80,7 +80,8 @@ static bool hoisted(const tess_cuda_plan *p, int f) { return p->stream && p->s->
 
 static source ref_source(const tess_cuda_plan *p, int f, const int *off) {
     int r = p->s->rank;
-    if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0) return SRC_QUEUE;
+    if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0 && !(p->centre_in_window[f] && ref_dz(p->s, f, off) == 0))
+        return SRC_QUEUE;
     if (p->staged[f] && (p->async || ref_dz(p->s, f, off) == 0)) return SRC_TILE;
     return SRC_GLOBAL;
 }
@@ -102,8 +103,23 @@ static void mark_windows(tess_cuda_plan *p, const tess_expr *e) {
 /* The input a band point copies: the field an output advances, at the centre. */
 static const int centre[TESS_SPEC_MAX_RANK] = {0};
 
+/* Some intermediate is computed at an offset from the point: a thread then
+ * computes it for its neighbours too, which it shares with its own points. */
+static bool offset_intermediates(const tess_spec *s) {
+    for (int i = 0; i < s->ninst; i++) {
+        if (tess_gen_inst_output(s, i) >= 0) continue;
+        for (int a = 0; a < s->rank; a++)
+            if (s->inst[i].off[a] != 0) return true;
+    }
+    return false;
+}
+
 void tess_cuda_plan_sources(tess_cuda_plan *p) {
     const tess_spec *s = p->s;
+    tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
+    tess_cuda_uses(s, use);
+    bool shared_work = offset_intermediates(s);
+    for (int f = 0; f < s->nfields; f++) p->centre_in_window[f] = p->queue[f] && use[f].plane && shared_work;
     memset(p->gwin, 0, sizeof p->gwin);
     memset(p->twin, 0, sizeof p->twin);
     for (int i = 0; i < s->ninst; i++) mark_windows(p, s->inst[i].expr);
