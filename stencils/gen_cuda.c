@@ -553,7 +553,7 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     tess_strbuf b = {0};
     tess_gen_header(&b, s, t, "cuda", config);
     tess_strbuf_puts(&b, "\n");
-    tess_gen_prelude(&b, s, t, "static __device__ __forceinline__");
+    tess_gen_prelude(&b, s, t, "static __device__ __forceinline__", true);
     emit_macros(&b, &p);
     if (p.time_block > 1) tess_cuda_emit_tb_sweep(&b, &p);
     else tess_cuda_emit_sweep(&b, &p);
