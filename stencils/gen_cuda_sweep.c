@@ -76,13 +76,13 @@ static int ref_dz(const tess_spec *s, int f, const int *off) {
 }
 
 /* A 2D field of a streaming sweep: its windows are loaded before the walk up z. */
-static bool hoisted(const tess_cuda_plan *p, int f) { return p->stream && p->s->field[f].rank == 2; }
+static bool hoisted(const tess_cuda_plan *p, int f) { return p->stream && p->s->field[f].rank == 2 && !p->coef_tile[f]; }
 
 static source ref_source(const tess_cuda_plan *p, int f, const int *off) {
     int r = p->s->rank;
     if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0 && !(p->centre_in_window[f] && ref_dz(p->s, f, off) == 0))
         return SRC_QUEUE;
-    if (p->staged[f] && (p->async || ref_dz(p->s, f, off) == 0)) return SRC_TILE;
+    if (p->coef_tile[f] || (p->staged[f] && (p->async || ref_dz(p->s, f, off) == 0))) return SRC_TILE;
     return SRC_GLOBAL;
 }
 
@@ -351,7 +351,8 @@ static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *in
         for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
             if (!p->twin[f][dz + TESS_CUDA_MAX_DZ]) continue;
             char slot[32] = "b__";
-            if (p->async) snprintf(slot, sizeof slot, "RING_SLOT(%d)", p->ring_lo + dz);
+            if (p->coef_tile[f]) snprintf(slot, sizeof slot, "0");
+            else if (p->async) snprintf(slot, sizeof slot, "RING_SLOT(%d)", p->ring_lo + dz);
             emit_window_open(b, ind, type, name, 'w', dz, "tess_lds");
             tess_strbuf_printf(b, "[r__][k__ * VEC], &%s__s[%s][threadIdx.y * PY + r__][(threadIdx.x + i__ * BX + k__) * VEC]);\n",
                                name, slot);
@@ -379,6 +380,32 @@ static void emit_hoisted_windows(tess_strbuf *b, const tess_cuda_plan *p) {
                               "&%s[(idx_t)wy__[r__] * NX + wx__[i__][k__]]);\n",
                            name, tess_gen_ctype(s, f, p->t->dtype), name, "    ", "    ", "    ", name, name);
     }
+}
+
+/* coefs=shared: the tiles of the 2D fields around the block, loaded once
+ * by all its threads; every plane's windows read them. */
+static void emit_coef_tiles(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    bool any = false;
+    for (int f = 0; f < s->nfields; f++) any |= p->coef_tile[f];
+    if (!any) return;
+    tess_strbuf_puts(b, "    /* Tiles of the 2D fields around the block, loaded once for every plane. */\n");
+    for (int f = 0; f < s->nfields; f++)
+        if (p->coef_tile[f])
+            tess_strbuf_printf(b, "    __shared__ __align__(16) %s %s__s[1][TILE_H][TILE_W];\n", tess_gen_ctype(s, f, p->t->dtype),
+                               s->field[f].name);
+    tess_strbuf_puts(b, "    {\n        const int cx0__ = blockIdx.x * TXV - PADX, cy0__ = blockIdx.y * TY - LO_Y;\n"
+                        "        for (int c__ = threadIdx.y * BX + threadIdx.x; c__ < TILE_H * (TILE_W / VEC); c__ += BX * BY) {\n"
+                        "            const int r__ = c__ / (TILE_W / VEC), k__ = c__ % (TILE_W / VEC);\n"
+                        "            const idx_t g__ = (idx_t)SAFE_Y(cy0__ + r__) * NX + SAFEV_X(cx0__ + k__ * VEC);\n");
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->coef_tile[f]) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "            {\n                %s t__[VEC];\n                tess_ldg(t__, &%s[g__]);\n"
+                              "                tess_sts(&%s__s[0][r__][k__ * VEC], t__);\n            }\n",
+                           tess_gen_ctype(s, f, p->t->dtype), name, name);
+    }
+    tess_strbuf_puts(b, "        }\n    }\n    __syncthreads();\n");
 }
 
 /* The update of the thread's points, one vector at a time. */
@@ -540,6 +567,7 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
         tess_strbuf_puts(b, "]);\n");
     }
     emit_hoisted_windows(b, p);
+    emit_coef_tiles(b, p);
     tess_strbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
     for (int f = 0; f < s->nfields; f++)
         if (p->queue[f] && !ring_fed(p, f)) emit_queue_load(b, p, f, p->qhi[f] + 1, "z", "        ");
