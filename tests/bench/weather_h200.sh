@@ -31,6 +31,7 @@
 #                                    [--backend cuda|cpu] [--budget N] [--seconds S] [--sizes full|reduced|small]
 #                                    [--parts tc1,kernels,transfer,counters] [--import FILE,...]
 #                                    [--targets SHAPE,...] [--era5 SHAPE] [--ops OP,...]
+#                                    [--sources FILE,...]
 #   --budget   evaluations of each tune (default 10)
 #   --seconds  the whole run's limit (default 150)
 #   --sizes    full: the grids above; reduced: the ERA5 grid at 1 degree (137 x 185 x 360), the
@@ -45,11 +46,13 @@
 #   --targets  the grids of step 5 (default the three above)
 #   --era5     the grid of step 3 in place of the ERA5 grid (a target of step 5 too: its cold run)
 #   --ops      the kernels of steps 4 and 5 (default sphadv,sphdiff)
+#   --sources  FILE,...: records (JSON lines) of an earlier run's step 4, imported as the
+#              source of the warm starts instead of tuning it again
 # Writes DIR/calibrate.txt, DIR/tc1/ (tc1.txt, tc1.json, tc1.svg), DIR/tune-*.json,
 # DIR/records-*.jsonl, DIR/steps.txt (each step's wall time) and DIR/summary.txt.
 set -euo pipefail
 
-weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full parts=tc1,kernels,transfer only_targets="" only_era5="" imports="" ops=sphadv,sphdiff
+weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full parts=tc1,kernels,transfer only_targets="" only_era5="" imports="" ops=sphadv,sphdiff sources=""
 while [ $# -gt 0 ]; do
     case $1 in
     --weather) weather=${2:?--weather needs a value}; shift 2 ;;
@@ -64,7 +67,8 @@ while [ $# -gt 0 ]; do
     --era5) only_era5=${2:?--era5 needs a value}; shift 2 ;;
     --import) imports=${2:?--import needs a value}; shift 2 ;;
     --ops) ops=${2:?--ops needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,46p' "$0"; exit 0 ;;
+    --sources) sources=${2:?--sources needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
     *) echo "weather_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -261,7 +265,11 @@ plan() {
         # places the source's best after its own first batch, which by default
         # (32 on cuda) would be later than the whole budget.
         local op t
-        for op in ${ops//,/ }; do tune "$op-$source" "$warm_db" $op "$source" off --batch 2; done
+        if [ -z "$sources" ]; then
+            for op in ${ops//,/ }; do tune "$op-$source" "$warm_db" $op "$source" off --batch 2; done
+        elif [ "$dry" = 0 ]; then
+            for f in ${sources//,/ }; do "$tessera" db import "$f" --db "$warm_db" >&2; done
+        fi
         say "$(printf '%-8s %-14s %8s %10s %10s %6s %13s' kernel target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
         for t in $targets; do
             # the sources' records alone, not the other targets'
