@@ -272,10 +272,10 @@ plan() {
         fi
         say "$(printf '%-8s %-14s %8s %10s %10s %6s %13s' kernel target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
         for t in $targets; do
-            # the sources' records alone, not the other targets'
-            [ "$dry" = 1 ] || cp "$warm_db" "$out/records-warm-$t.db"
             for op in ${ops//,/ }; do
-                tune "$op-$t-warm" "$out/records-warm-$t.db" $op "$t" auto --batch 2
+                # the sources' records alone, not the other targets' nor the other kernel's on this one
+                [ "$dry" = 1 ] || cp "$warm_db" "$out/records-warm-$op-$t.db"
+                tune "$op-$t-warm" "$out/records-warm-$op-$t.db" $op "$t" auto --batch 2
                 # the kernels' step tuned the ERA5 grid cold already
                 { [ "$t" = "$era5" ] && has kernels; } || tune "$op-$t-cold" "$cold_db" $op "$t" off --batch 2
                 table transfer "$op-$t-warm" "$op-$t-cold"
