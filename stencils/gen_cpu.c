@@ -410,7 +410,7 @@ tess_status tess_stencil_cpu_emit(const tess_spec *s, const tess_task *t, const 
     tess_strbuf_puts(&b, "#include <math.h>\n#include <stddef.h>\n");
     if (p.time_tile > 1) tess_strbuf_puts(&b, "#include <stdlib.h>\n#include <string.h>\n#include <omp.h>\n");
     tess_strbuf_puts(&b, "\n");
-    tess_gen_prelude(&b, s, t, "static inline");
+    tess_gen_prelude(&b, s, t, "static inline", false);
     tess_strbuf_printf(&b, "/* Tuning. */\n#define TILE_Y %d\n", p.tile_y);
     if (s->rank == 3) tess_strbuf_printf(&b, "#define TILE_Z %d\n", p.tile_z);
     tess_strbuf_printf(&b, "#define THREADS %d\n#define STEPS %d\n", p.threads, s->steps);

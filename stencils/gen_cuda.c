@@ -64,6 +64,11 @@ void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_ste
         lim->ring_fields++;
     }
     tess_cuda_ring_reach(s, use, &lim->ring_lo, &lim->ring_hi);
+    for (int f = 0; f < s->nfields; f++) {
+        if (s->rank != 3 || s->field[f].rank != 2 || !(use[f].centre || use[f].plane)) continue;
+        lim->coef_bytes += (int)tess_dtype_size(tess_spec_field_dtype(s, f, real));
+        lim->coef_fields++;
+    }
     int seen[MAX_READS][1 + TESS_SPEC_MAX_RANK];
     for (int i = 0; i < s->ninst; i++) collect_reads(s->inst[i].expr, seen, &lim->reads);
 }
@@ -79,13 +84,16 @@ static bool legal_threads(double threads, double min_blocks) {
 
 static double round_up_d(double v, double m) { return ((int)v + (int)m - 1) / (int)m * m; }
 
-/* The staged tiles: the block's points, the halo (whole vectors along x),
- * two buffers when streaming. */
+/* Points of a block's shared tile: the block's points and the halo (whole
+ * vectors along x). */
+static double tile_points(const tess_stencil_cuda_limits *lim, double bx, double by, double px, double py, double vec) {
+    return (by * py + lim->halo_y) * (bx * px * vec + round_up_d(lim->lo_x, vec) + round_up_d(lim->hi_x, vec));
+}
+
+/* The staged tiles, two buffers when streaming. */
 static bool fits_shared(const tess_stencil_cuda_limits *lim, double bx, double by, double px, double py, double vec,
                         int buffers) {
-    double w = bx * px * vec + round_up_d(lim->lo_x, vec) + round_up_d(lim->hi_x, vec);
-    double tile = (by * py + lim->halo_y) * w;
-    return tile * lim->staged_bytes * buffers <= TESS_STENCIL_CUDA_SMEM_MAX;
+    return tile_points(lim, bx, by, px, py, vec) * lim->staged_bytes * buffers <= TESS_STENCIL_CUDA_SMEM_MAX;
 }
 
 /* Temporal blocking: the bytes of a block's shared tiles (bx * px columns,
@@ -111,6 +119,7 @@ typedef struct cuda_rules {
     tess_stencil_cuda_limits lim;
     double block_smem;   /* dynamic shared memory a block may have (async rings, time blocks) */
     int prefetch_at;    /* the position of prefetch; -1 without staging=async */
+    int coefs_at;       /* the position of coefs; -1 without 2D fields in a 3D grid */
 } cuda_rules;
 
 /* staging=async: the ring of tiles, its planes read and those in flight. */
@@ -174,6 +183,17 @@ static bool legal3(const double *v, void *user) {
     double prefetch = rules->prefetch_at >= 0 ? v[rules->prefetch_at] : 1;
     bool async = v[P3_STAGING] == 2;
     if (!async && prefetch != 1) return false;
+    /* coefs=shared: streaming, one launch a step, its tiles (static shared
+     * memory) beside the staged ones or the ring */
+    if (rules->coefs_at >= 0 && v[rules->coefs_at] == 1) {
+        double tile = tile_points(lim, v[P3_BX], v[P3_BY], v[P3_PX], v[P3_PY], v[P3_VEC]);
+        double coefs = tile * lim->coef_bytes + 16 * lim->coef_fields;
+        double staged = v[P3_STAGING] == 1 ? 2 * tile * lim->staged_bytes : 0;
+        if (v[P3_STREAM] != 1 || tb > 1 || coefs + staged > TESS_STENCIL_CUDA_SMEM_MAX) return false;
+        if (async && coefs + tile * (lim->ring_lo + lim->ring_hi + prefetch + 1) * lim->ring_bytes +
+                         16 * lim->ring_fields > rules->block_smem)
+            return false;
+    }
     if (tb > 1)   /* streams through shared tiles of its own: the other settings take fixed values */
         return v[P3_STREAM] == 1 && v[P3_BZ] == 1 && v[P3_STAGING] == 1 && v[P3_UNROLL] <= 2 && v[P3_VEC] == 1 &&
                fits_time_blocks(lim, rules->block_smem, tb, v[P3_BX], v[P3_PX], v[P3_BY] * v[P3_PY], v[P3_PY]);
@@ -232,7 +252,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     bool async = s->rank == 3 && lim->ring_bytes > 0 && dev->cc_major >= 8 && dev->smem_per_block_optin > 0;
     double block_smem = dev->smem_per_block_optin > TESS_STENCIL_CUDA_SMEM_MAX ? (double)dev->smem_per_block_optin
                                                                                 : TESS_STENCIL_CUDA_SMEM_MAX;
-    cuda_rules rules = {.lim = *lim, .block_smem = block_smem, .prefetch_at = -1};
+    cuda_rules rules = {.lim = *lim, .block_smem = block_smem, .prefetch_at = -1, .coefs_at = -1};
     /* Stencils of several steps that reach one point along every axis and
      * read only the fields they advance (heat3d in four steps) fuse up to 4
      * steps by default: block 32x16, 4 rows per thread, 2 blocks per SM (as
@@ -258,8 +278,24 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
      * queues of streaming: their default is a 3D block of 32x4x2 threads of 2
      * rows each, reading through the read-only cache (hdiff's best configs on
      * the H200 at 80x256x256, where the streaming default ran 1.28x slower). */
-    bool flat = s->rank == 3 && zreach == 0 && !blocked && !fused;
+    /* Those that read 2D fields too (coefficients constant along z: the
+     * weather app's metric terms) stream all the same, so that the 2D
+     * fields' windows are loaded once per chunk, not per plane: blocks of
+     * 32x4 threads of 2 rows each walk a quarter of the levels, reading
+     * through the read-only cache, the 2D fields from tiles in shared memory
+     * (coefs=shared) where they outnumber the 3D fields read, whose register
+     * windows they would otherwise crowd out. */
+    bool planes = s->rank == 3 && zreach == 0 && !blocked && !fused && lim->coef_fields > 0;
+    bool flat = s->rank == 3 && zreach == 0 && !blocked && !fused && !planes;
     if (flat) chunk = 4;   /* without streaming, chunk keeps its first value */
+    if (planes) chunk = (t->shape[0] + 3) / 4;
+    int read3 = 0;
+    if (planes) {
+        tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
+        tess_cuda_uses(s, use);
+        for (int f = 0; f < s->nfields; f++)
+            read3 += s->field[f].rank == 3 && (use[f].centre || use[f].plane || use[f].offcol);
+    }
     tess_space *sp = tess_space_create();
     if (!sp) return tess_error(TESS_ERR_NOMEM, "out of memory creating a space");
     static const double bx[] = {32, 64, 128, 256}, by[] = {1, 2, 4, 8, 16}, bz[] = {1, 2, 4, 8};
@@ -271,10 +307,10 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     int nunroll = 3, ring = s->rank == 3 ? (int)zreach + 2 : 0;
     if (ring > 4) unroll[nunroll++] = ring;
     st = tess_space_add(sp, "block_x", 4, bx, 0);
-    if (!st) st = tess_space_add(sp, "block_y", 5, by, fused ? 4 : async_prefetch || flat ? 2 : 3);
+    if (!st) st = tess_space_add(sp, "block_y", 5, by, fused ? 4 : async_prefetch || flat || planes ? 2 : 3);
     if (!st && s->rank == 3) st = tess_space_add(sp, "block_z", 4, bz, flat);
     if (!st) st = tess_space_add(sp, "ppt_x", 3, ppt, 0);
-    if (!st) st = tess_space_add(sp, "ppt_y", 3, ppt, async_prefetch || fused ? 2 : flat || blocked);
+    if (!st) st = tess_space_add(sp, "ppt_y", 3, ppt, async_prefetch || fused ? 2 : flat || planes || blocked);
     if (!st) st = tess_space_add(sp, "vec", nvec, vec, blocked || fused ? 0 : nvec - 1);
     if (!st && s->rank == 3) {
         st = tess_space_add(sp, "stream", 2, (const double[]){0, 1}, !flat);
@@ -284,7 +320,7 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
     }
     if (!st)
         st = tess_space_add_labels(sp, "staging", async ? 3 : 2, staging_labels,
-                                   async_prefetch ? 2 : !flat && (blocked || wide || fused));
+                                   async_prefetch ? 2 : !flat && !planes && (blocked || wide || fused));
     if (!st && s->rank == 3) st = tess_space_add(sp, "unroll", nunroll, unroll, 0);
     if (!st) st = tess_space_add(sp, "min_blocks", 4, minb, fused ? 1 : 0);
     if (!st && s->rank == 3 && s->steps > 1)
@@ -294,6 +330,12 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
         st = tess_space_add(sp, "prefetch", 4, (const double[]){1, 2, 3, 4}, async_prefetch ? async_prefetch - 1 : 0);
         if (!st) st = tess_space_set_optional(sp, "prefetch", 1);   /* configs recorded before it stay readable */
     }
+    static const char *const coefs_labels[] = {"regs", "shared"};
+    if (!st && s->rank == 3 && lim->coef_fields > 0) {
+        rules.coefs_at = tess_space_nparams(sp);
+        st = tess_space_add_labels(sp, "coefs", 2, coefs_labels, planes && lim->coef_fields >= read3);
+        if (!st) st = tess_space_set_optional(sp, "coefs", 0);   /* configs recorded before it stay readable */
+    }
     static const char rules3[] =
         "32 <= threads <= 1024, threads x min_blocks <= 2048; stream=0 keeps chunk=4, staging=ldg, unroll=1; "
         "stream=1 needs block_z=1, unroll <= chunk, and unroll > 4 at most 40 points x planes per turn; staged "
@@ -302,7 +344,8 @@ tess_status tess_stencil_cuda_space(const tess_spec *s, const tess_task *t, cons
         "(two per level but the last) fitting the device's shared memory per block and its register queues 128 "
         "values; staging=async needs stream=1 and its ring (the "
         "planes a step reads and prefetch more) fitting the device's shared memory per block; prefetch > 1 only "
-        "with staging=async";
+        "with staging=async; coefs=shared needs stream=1, one step a launch and its tiles fitting 48 KiB with the staged "
+        "ones (and the device's shared memory per block with a ring)";
     static const char rules2[] = "32 <= threads <= 1024, threads x min_blocks <= 2048; staged tiles fit 48 KiB";
     if (!st)
         st = tess_space_add_constraint_copy(sp, s->rank == 3 ? legal3 : legal2, &rules, sizeof rules,
@@ -401,7 +444,9 @@ static void emit_macros(tess_strbuf *b, const tess_cuda_plan *p) {
                               " * (LO_X, HI_X rounded up to whole vectors). */\n"
                               "#define PADX %d\n#define PADR %d\n#define WIN_H (PY + LO_Y + HI_Y)\n"
                               "#define WIN_W (PADX + VEC + PADR)\n", p->padx, p->padr);
-    if (p->shared)
+    bool coef_tiles = false;
+    for (int f = 0; f < s->nfields; f++) coef_tiles |= p->coef_tile[f];
+    if (p->shared || coef_tiles)
         tess_strbuf_puts(b, "/* Shared tiles: the block's TY x TXV points and their halo. */\n"
                             "#define TY (BY * PY)\n#define TXV (BX * PX * VEC)\n"
                             "#define TILE_H (TY + LO_Y + HI_Y)\n#define TILE_W (PADX + TXV + PADR)\n"
@@ -525,6 +570,7 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     p.async = strcmp(staging, "async") == 0 && p.stream;
     p.shared = (strcmp(staging, "shared") == 0 && (s->rank == 2 || p.stream)) || p.async;
     p.prefetch = p.async ? tess_gen_param(sp, c, "prefetch") : 1;
+    bool coef_tiles = p.stream && tess_space_param_index(sp, "coefs") >= 0 && strcmp(tess_gen_label(sp, c, "coefs"), "shared") == 0;
     if (p.bx < 1 || p.by < 1 || p.bz < 1 || p.px < 1 || p.py < 1 || p.vec < 1 || p.chunk < 1 || p.unroll < 1 ||
         p.min_blocks < 1 || p.prefetch < 1)
         return tess_error(TESS_ERR_ARG, "stencil '%s': the config lacks a cuda tunable", s->name);
@@ -537,6 +583,7 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     for (int f = 0; f < s->nfields; f++) {
         p.staged[f] = p.async ? tess_cuda_in_ring(s, use, f) : p.shared && use[f].plane && s->field[f].rank == s->rank;
         p.queue[f] = p.stream && use[f].centre && s->field[f].rank == 3;
+        p.coef_tile[f] = coef_tiles && s->rank == 3 && s->field[f].rank == 2 && (use[f].centre || use[f].plane);
         p.qlo[f] = use[f].zlo;
         p.qhi[f] = use[f].zhi;
         any_staged |= p.staged[f];
@@ -553,7 +600,7 @@ tess_status tess_stencil_cuda_emit(const tess_spec *s, const tess_task *t, const
     tess_strbuf b = {0};
     tess_gen_header(&b, s, t, "cuda", config);
     tess_strbuf_puts(&b, "\n");
-    tess_gen_prelude(&b, s, t, "static __device__ __forceinline__");
+    tess_gen_prelude(&b, s, t, "static __device__ __forceinline__", true);
     emit_macros(&b, &p);
     if (p.time_block > 1) tess_cuda_emit_tb_sweep(&b, &p);
     else tess_cuda_emit_sweep(&b, &p);

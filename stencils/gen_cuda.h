@@ -11,7 +11,11 @@
  * tiles of the planes read, filled by asynchronous copies running prefetch
  * planes ahead); prefetch (with async: planes in flight); unroll (of the z loop; with time_block > 1, planes per
  * pass of the pipelined loop: 1 or 2); min_blocks (__launch_bounds__);
- * time_block (3D, steps > 1: steps fused in one launch, see gen_cuda_tb.c).
+ * time_block (3D, steps > 1: steps fused in one launch, see gen_cuda_tb.c);
+ * coefs (3D grids reading 2D fields, streaming: "regs", the windows of the
+ * 2D fields in registers for the whole walk up z, or "shared", a tile of
+ * each around the block in shared memory, loaded once, that each plane's
+ * windows read).
  * Kernel ABI: __global__ void ENTRY(T0 *b0, T1 *b1, ...), one launch per
  * time_block steps (at most TESS_MAX_LAUNCHES launches). */
 #ifndef TESS_GEN_CUDA_H
@@ -44,6 +48,8 @@ typedef struct tess_stencil_cuda_limits {
     int ring_fields;       /* staging=async: the fields in the ring */
     int ring_lo, ring_hi;  /* staging=async: planes below and above z the ring holds */
     int reads;             /* distinct neighbours (field and offset) a point reads, at most 64 */
+    int coef_bytes;        /* 3D: bytes per tile point, over the 2D fields read (coefs=shared) */
+    int coef_fields;       /* 3D: the 2D fields read */
 } tess_stencil_cuda_limits;
 
 void tess_stencil_cuda_limits_init(const tess_spec *s, tess_dtype real, tess_stencil_cuda_limits *lim);

@@ -39,7 +39,12 @@ typedef struct tess_cuda_plan {
     int ring_lo, ring_hi;                /* async: the ring holds planes z - ring_lo .. z + ring_hi, read */
     int padx, padr;                      /* tile and window columns left / right of a vector: LO_X, HI_X rounded up to vec */
     bool staged[TESS_SPEC_MAX_FIELDS];   /* plane read from a shared tile */
+    bool coef_tile[TESS_SPEC_MAX_FIELDS];   /* coefs=shared: a 2D field read from its tile, loaded once */
     bool queue[TESS_SPEC_MAX_FIELDS];    /* column kept in registers */
+    /* Its own plane's centre read from the plane's window rather than the
+     * queue, so that intermediates a thread computes at several offsets
+     * read each point's value under one name (and are computed once). */
+    bool centre_in_window[TESS_SPEC_MAX_FIELDS];
     int qlo[TESS_SPEC_MAX_FIELDS], qhi[TESS_SPEC_MAX_FIELDS];
     /* Planes z+dz (index dz + TESS_CUDA_MAX_DZ) of field f read through a register window from global memory. */
     bool gwin[TESS_SPEC_MAX_FIELDS][2 * TESS_CUDA_MAX_DZ + 1];

@@ -15,7 +15,9 @@
  * column keeps its values at the thread's points in a register queue, one
  * new plane per step; the queue's centre plane also fills the tile's
  * interior, so only the halo comes from memory. The tile is double
- * buffered: one barrier per plane.
+ * buffered: one barrier per plane. The windows of 2D fields (coefficients
+ * that do not change along z) are loaded once, before the walk, and kept in
+ * registers for all its planes.
  *
  * Loads that may leave the grid wrap on periodic axes and clamp on fixed
  * ones (whole vectors: the extent along x is a multiple of VEC); values so
@@ -73,10 +75,14 @@ static int ref_dz(const tess_spec *s, int f, const int *off) {
     return s->rank == 3 && s->field[f].rank == 3 ? off[0] : 0;
 }
 
+/* A 2D field of a streaming sweep: its windows are loaded before the walk up z. */
+static bool hoisted(const tess_cuda_plan *p, int f) { return p->stream && p->s->field[f].rank == 2 && !p->coef_tile[f]; }
+
 static source ref_source(const tess_cuda_plan *p, int f, const int *off) {
     int r = p->s->rank;
-    if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0) return SRC_QUEUE;
-    if (p->staged[f] && (p->async || ref_dz(p->s, f, off) == 0)) return SRC_TILE;
+    if (p->queue[f] && off[r - 1] == 0 && off[r - 2] == 0 && !(p->centre_in_window[f] && ref_dz(p->s, f, off) == 0))
+        return SRC_QUEUE;
+    if (p->coef_tile[f] || (p->staged[f] && (p->async || ref_dz(p->s, f, off) == 0))) return SRC_TILE;
     return SRC_GLOBAL;
 }
 
@@ -97,8 +103,23 @@ static void mark_windows(tess_cuda_plan *p, const tess_expr *e) {
 /* The input a band point copies: the field an output advances, at the centre. */
 static const int centre[TESS_SPEC_MAX_RANK] = {0};
 
+/* Some intermediate is computed at an offset from the point: a thread then
+ * computes it for its neighbours too, which it shares with its own points. */
+static bool offset_intermediates(const tess_spec *s) {
+    for (int i = 0; i < s->ninst; i++) {
+        if (tess_gen_inst_output(s, i) >= 0) continue;
+        for (int a = 0; a < s->rank; a++)
+            if (s->inst[i].off[a] != 0) return true;
+    }
+    return false;
+}
+
 void tess_cuda_plan_sources(tess_cuda_plan *p) {
     const tess_spec *s = p->s;
+    tess_cuda_use use[TESS_SPEC_MAX_FIELDS];
+    tess_cuda_uses(s, use);
+    bool shared_work = offset_intermediates(s);
+    for (int f = 0; f < s->nfields; f++) p->centre_in_window[f] = p->queue[f] && use[f].plane && shared_work;
     memset(p->gwin, 0, sizeof p->gwin);
     memset(p->twin, 0, sizeof p->twin);
     for (int i = 0; i < s->ninst; i++) mark_windows(p, s->inst[i].expr);
@@ -133,7 +154,7 @@ static void print_field(tess_strbuf *b, const tess_cuda_plan *p, int f, const in
     case SRC_GLOBAL:
         tess_strbuf_printf(b, "%s__g_", name);
         dz_suffix(b, dz);
-        tess_strbuf_puts(b, "[");
+        tess_strbuf_puts(b, hoisted(p, f) ? "[i__][" : "[");
         break;
     }
     tess_gen_coord(b, "j__ + LO_Y", off[r - 2]);
@@ -168,6 +189,8 @@ static bool ring_fed(const tess_cuda_plan *p, int f) { return p->async && p->sta
 static int queue_top(const tess_cuda_plan *p, int f) { return p->qhi[f] + !ring_fed(p, f); }
 
 #define LOOP_IJ "#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++)\n#pragma unroll\n%s    for (int j__ = 0; j__ < PY; j__++)\n"
+#define LOOP_IJ_K "#pragma unroll\n%sfor (int i__ = 0; i__ < PX; i__++)\n#pragma unroll\n%s    for (int r__ = 0; r__ < WIN_H; r__++)\n" \
+                  "#pragma unroll\n%s        for (int k__ = 0; k__ < WIN_W / VEC; k__++)\n"
 
 static void emit_queue_decls(tess_strbuf *b, const tess_cuda_plan *p) {
     const tess_spec *s = p->s;
@@ -328,19 +351,61 @@ static void emit_windows(tess_strbuf *b, const tess_cuda_plan *p, const char *in
         for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
             if (!p->twin[f][dz + TESS_CUDA_MAX_DZ]) continue;
             char slot[32] = "b__";
-            if (p->async) snprintf(slot, sizeof slot, "RING_SLOT(%d)", p->ring_lo + dz);
+            if (p->coef_tile[f]) snprintf(slot, sizeof slot, "0");
+            else if (p->async) snprintf(slot, sizeof slot, "RING_SLOT(%d)", p->ring_lo + dz);
             emit_window_open(b, ind, type, name, 'w', dz, "tess_lds");
             tess_strbuf_printf(b, "[r__][k__ * VEC], &%s__s[%s][threadIdx.y * PY + r__][(threadIdx.x + i__ * BX + k__) * VEC]);\n",
                                name, slot);
         }
         for (int dz = -TESS_CUDA_MAX_DZ; dz <= TESS_CUDA_MAX_DZ; dz++) {
-            if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ]) continue;
+            if (!p->gwin[f][dz + TESS_CUDA_MAX_DZ] || hoisted(p, f)) continue;
             emit_window_open(b, ind, type, name, 'g', dz, "tess_ldg");
             tess_strbuf_printf(b, "[r__][k__ * VEC], &%s[", name);
             print_at(b, p, f, "z", dz, "(idx_t)wy__[r__] * NX + wx__[i__][k__]");
             tess_strbuf_puts(b, "]);\n");
         }
     }
+}
+
+/* The windows of the 2D fields around each of the thread's vectors, before
+ * the walk up z: registers that every plane reads. */
+static void emit_hoisted_windows(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    for (int f = 0; f < s->nfields; f++) {
+        if (!hoisted(p, f) || !p->gwin[f][TESS_CUDA_MAX_DZ]) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "    /* Windows of %s, a 2D field: loaded once for every plane. */\n"
+                              "    %s %s__g_0[PX][WIN_H][WIN_W];\n"
+                              "    " LOOP_IJ_K "                tess_ldg(&%s__g_0[i__][r__][k__ * VEC], "
+                              "&%s[(idx_t)wy__[r__] * NX + wx__[i__][k__]]);\n",
+                           name, tess_gen_ctype(s, f, p->t->dtype), name, "    ", "    ", "    ", name, name);
+    }
+}
+
+/* coefs=shared: the tiles of the 2D fields around the block, loaded once
+ * by all its threads; every plane's windows read them. */
+static void emit_coef_tiles(tess_strbuf *b, const tess_cuda_plan *p) {
+    const tess_spec *s = p->s;
+    bool any = false;
+    for (int f = 0; f < s->nfields; f++) any |= p->coef_tile[f];
+    if (!any) return;
+    tess_strbuf_puts(b, "    /* Tiles of the 2D fields around the block, loaded once for every plane. */\n");
+    for (int f = 0; f < s->nfields; f++)
+        if (p->coef_tile[f])
+            tess_strbuf_printf(b, "    __shared__ __align__(16) %s %s__s[1][TILE_H][TILE_W];\n", tess_gen_ctype(s, f, p->t->dtype),
+                               s->field[f].name);
+    tess_strbuf_puts(b, "    {\n        const int cx0__ = blockIdx.x * TXV - PADX, cy0__ = blockIdx.y * TY - LO_Y;\n"
+                        "        for (int c__ = threadIdx.y * BX + threadIdx.x; c__ < TILE_H * (TILE_W / VEC); c__ += BX * BY) {\n"
+                        "            const int r__ = c__ / (TILE_W / VEC), k__ = c__ % (TILE_W / VEC);\n"
+                        "            const idx_t g__ = (idx_t)SAFE_Y(cy0__ + r__) * NX + SAFEV_X(cx0__ + k__ * VEC);\n");
+    for (int f = 0; f < s->nfields; f++) {
+        if (!p->coef_tile[f]) continue;
+        const char *name = s->field[f].name;
+        tess_strbuf_printf(b, "            {\n                %s t__[VEC];\n                tess_ldg(t__, &%s[g__]);\n"
+                              "                tess_sts(&%s__s[0][r__][k__ * VEC], t__);\n            }\n",
+                           tess_gen_ctype(s, f, p->t->dtype), name, name);
+    }
+    tess_strbuf_puts(b, "        }\n    }\n    __syncthreads();\n");
 }
 
 /* The update of the thread's points, one vector at a time. */
@@ -501,6 +566,8 @@ void tess_cuda_emit_sweep(tess_strbuf *b, const tess_cuda_plan *p) {
         print_at(b, p, f, "Z0", 0, "hg__[h__]");
         tess_strbuf_puts(b, "]);\n");
     }
+    emit_hoisted_windows(b, p);
+    emit_coef_tiles(b, p);
     tess_strbuf_printf(b, "#pragma unroll %d\n    for (int z = Z0; z < Z1; z++) {\n", p->unroll);
     for (int f = 0; f < s->nfields; f++)
         if (p->queue[f] && !ring_fed(p, f)) emit_queue_load(b, p, f, p->qhi[f] + 1, "z", "        ");

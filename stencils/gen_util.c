@@ -83,7 +83,7 @@ void tess_gen_header(tess_strbuf *b, const tess_spec *s, const tess_task *t, con
     tess_strbuf_puts(b, " */\n");
 }
 
-void tess_gen_prelude(tess_strbuf *b, const tess_spec *s, const tess_task *t, const char *qual) {
+void tess_gen_prelude(tess_strbuf *b, const tess_spec *s, const tess_task *t, const char *qual, bool fminmax) {
     const char *real = t->dtype == TESS_F32 ? "float" : "double";
     const char *suffix = t->dtype == TESS_F32 ? "f" : "";
     tess_strbuf_printf(b, "typedef %s real;   /* the compute type */\n\n/* Grid extents. */\n", real);
@@ -102,12 +102,20 @@ void tess_gen_prelude(tess_strbuf *b, const tess_spec *s, const tess_task *t, co
         tess_gen_number(b, s->param[i].value, t->dtype);
         tess_strbuf_puts(b, s->param[i].value < 0 ? ")\n" : "\n");
     }
+    if (fminmax)
+        tess_strbuf_printf(b,
+                         "\n%s real tess_min(real a, real b) { return fmin%s(a, b); }\n"
+                         "%s real tess_max(real a, real b) { return fmax%s(a, b); }\n",
+                         qual, suffix, qual, suffix);
+    else
+        tess_strbuf_printf(b,
+                         "\n%s real tess_min(real a, real b) { return a < b ? a : b; }\n"
+                         "%s real tess_max(real a, real b) { return a > b ? a : b; }\n",
+                         qual, qual);
     tess_strbuf_printf(b,
-                     "\n%s real tess_min(real a, real b) { return a < b ? a : b; }\n"
-                     "%s real tess_max(real a, real b) { return a > b ? a : b; }\n"
                      "%s real tess_abs(real a) { return fabs%s(a); }\n"
                      "%s real tess_sqrt(real a) { return sqrt%s(a); }\n\n",
-                     qual, qual, qual, suffix, qual, suffix);
+                     qual, suffix, qual, suffix);
 }
 
 int tess_gen_param(const tess_space *sp, const tess_config *c, const char *name) {

@@ -34,8 +34,11 @@ void tess_gen_header(tess_strbuf *b, const tess_spec *s, const tess_task *t, con
 /* #defines of the grid extents (NZ, NY, NX), the boundary bands (LO_X,
  * HI_X, ...) and the parameters, and the real typedef and helpers
  * (tess_min, tess_max, tess_abs, tess_sqrt); `qual` prefixes the helpers
- * ("static inline" or "__device__ __forceinline__"). */
-void tess_gen_prelude(tess_strbuf *b, const tess_spec *s, const tess_task *t, const char *qual);
+ * ("static inline" or "__device__ __forceinline__"). With `fminmax`, min
+ * and max are fmin and fmax (one instruction each on a GPU, where the
+ * compare and select take two); for the finite values a verified kernel
+ * computes, both give the same result. */
+void tess_gen_prelude(tess_strbuf *b, const tess_spec *s, const tess_task *t, const char *qual, bool fminmax);
 /* The tunable value `name` of config c (0 if the space has no such parameter). */
 int tess_gen_param(const tess_space *sp, const tess_config *c, const char *name);
 /* Label of categorical parameter `name` in c ("" if none). */

@@ -10,13 +10,14 @@
 #      flow angles (the convergence table: l1, l2, linf and their orders);
 #   3. sphadv and sphdiff tuned on an ERA5-sized grid (0.25 degrees, 137
 #      levels: 137 x 725 x 1440 with the rows beyond the poles) against the
-#      untuned default, each as a fraction of the copy bandwidth; the sphadv
-#      tune is also the cold run of step 5 on that grid;
-#   4. sphadv tuned at 1 degree with 30 levels (the source of the warm starts);
-#   5. sphadv warm (from the source's records alone) and cold (a database without
-#      them) at 0.5 degrees x 30, a cubed-sphere face (64 x 388 x 384) and the
-#      ERA5 grid: evaluations to within 5% of the best either found, and the
-#      first warm proposal's time as a fraction of the best.
+#      untuned default, each as a fraction of the copy bandwidth; each tune
+#      is also that kernel's cold run of step 5 on that grid;
+#   4. each kernel of --ops tuned at 1 degree with 30 levels (the source of
+#      the warm starts);
+#   5. each kernel warm (from the source's records alone) and cold (a database
+#      without them) at 0.5 degrees x 30, a cubed-sphere face (64 x 388 x 384)
+#      and the ERA5 grid: evaluations to within 5% of the best either found,
+#      and the first warm proposal's time as a fraction of the best.
 # Every candidate is verified against the float64 reference before it is
 # timed; on the large grids that reference, computed on the host for two sets
 # of inputs, is most of a tune's time (on the H200 host a whole sphdiff tune
@@ -29,7 +30,8 @@
 # usage: tests/bench/weather_h200.sh --weather build/tessera-weather --tessera build/tessera --out DIR
 #                                    [--backend cuda|cpu] [--budget N] [--seconds S] [--sizes full|reduced|small]
 #                                    [--parts tc1,kernels,transfer,counters] [--import FILE,...]
-#                                    [--targets SHAPE,...] [--era5 SHAPE]
+#                                    [--targets SHAPE,...] [--era5 SHAPE] [--ops OP,...]
+#                                    [--sources FILE,...]
 #   --budget   evaluations of each tune (default 10)
 #   --seconds  the whole run's limit (default 150)
 #   --sizes    full: the grids above; reduced: the ERA5 grid at 1 degree (137 x 185 x 360), the
@@ -43,11 +45,14 @@
 #   --import   FILE,...: records (JSON lines) the counters step dispatches from
 #   --targets  the grids of step 5 (default the three above)
 #   --era5     the grid of step 3 in place of the ERA5 grid (a target of step 5 too: its cold run)
+#   --ops      the kernels of steps 4 and 5 (default sphadv,sphdiff)
+#   --sources  FILE,...: records (JSON lines) of an earlier run's step 4, imported as the
+#              source of the warm starts instead of tuning it again
 # Writes DIR/calibrate.txt, DIR/tc1/ (tc1.txt, tc1.json, tc1.svg), DIR/tune-*.json,
 # DIR/records-*.jsonl, DIR/steps.txt (each step's wall time) and DIR/summary.txt.
 set -euo pipefail
 
-weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full parts=tc1,kernels,transfer only_targets="" only_era5="" imports=""
+weather="" tessera="" out="" backend=cuda budget=10 seconds=150 sizes=full parts=tc1,kernels,transfer only_targets="" only_era5="" imports="" ops=sphadv,sphdiff sources=""
 while [ $# -gt 0 ]; do
     case $1 in
     --weather) weather=${2:?--weather needs a value}; shift 2 ;;
@@ -61,7 +66,9 @@ while [ $# -gt 0 ]; do
     --targets) only_targets=${2:?--targets needs a value}; shift 2 ;;
     --era5) only_era5=${2:?--era5 needs a value}; shift 2 ;;
     --import) imports=${2:?--import needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+    --ops) ops=${2:?--ops needs a value}; shift 2 ;;
+    --sources) sources=${2:?--sources needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,52p' "$0"; exit 0 ;;
     *) echo "weather_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -80,6 +87,9 @@ for p in ${parts//,/ }; do
     case $p in tc1|kernels|transfer|counters) ;; *) echo "weather_h200.sh: error: --parts takes tc1, kernels, transfer and counters, not '$p'" >&2; exit 2 ;; esac
 done
 has() { case ,$parts, in *,$1,*) return 0 ;; esac; return 1; }
+for o in ${ops//,/ }; do
+    case $o in sphadv|sphdiff) ;; *) echo "weather_h200.sh: error: --ops takes sphadv and sphdiff, not '$o'" >&2; exit 2 ;; esac
+done
 [ -z "$only_era5" ] || era5=$only_era5
 targets="$others $era5"
 [ -z "$only_targets" ] || targets=${only_targets//,/ }
@@ -88,8 +98,8 @@ out=$(cd "$out" && pwd)
 stencils=$(cd "$(dirname "$weather")" && pwd)/weather-stencils
 [ -d "$stencils" ] || stencils=$(cd "$(dirname "$0")/../../apps/weather/stencils" && pwd)
 export TESSERA_STENCIL_PATH=$stencils
-base_db=$out/records-base.db warm_db=$out/records-warm.db cold_db=$out/records-cold.db diff_db=$out/records-diff.db
-rm -f "$base_db" "$warm_db" "$cold_db" "$diff_db" "$out/summary.txt" "$out/steps.txt"
+base_db=$out/records-base.db warm_db=$out/records-warm.db cold_db=$out/records-cold.db
+rm -f "$base_db" "$warm_db" "$cold_db" "$out/summary.txt" "$out/steps.txt"
 
 # The steps run twice through plan: first dry, adding up their estimated
 # seconds, then for real, each under a limit of the time left in proportion
@@ -167,16 +177,16 @@ elif kind == "step":
 else:
     warm, cold = records(names[0]), records(names[1])
     ok = [x["time_ms"] for x in warm + cold if x["status"] == "ok"]
-    shape = names[0].split("-")[1]
+    op, shape = names[0].split("-")[:2]
     if not ok or not warm or not cold:
-        print("%-14s cut off (%d warm, %d cold results)" % (shape, len(warm), len(cold))); sys.exit()
+        print("%-8s %-14s cut off (%d warm, %d cold results)" % (op, shape, len(warm), len(cold))); sys.exit()
     best = min(ok)
     def to5(rs):
         return next((i for i, x in enumerate(rs, 1) if x["status"] == "ok" and x["time_ms"] <= 1.05 * best), math.inf)
     first = next((x for x in warm if x["strategy"].startswith("transfer")), None)
     fw = best / first["time_ms"] if first and first["status"] == "ok" else float("nan")
     c, w = to5(cold), to5(warm)
-    print("%-14s %8.3f %6s/%-3d %6s/%-3d %6.2f %12.1f%%" % (shape, best, c, len(cold), w, len(warm),
+    print("%-8s %-14s %8.3f %6s/%-3d %6s/%-3d %6.2f %12.1f%%" % (op, shape, best, c, len(cold), w, len(warm),
           c / w if w != math.inf else float("nan"), 100 * fw))
 PY
 }
@@ -212,7 +222,7 @@ PY
 plan() {
     step calibrate 2 "$tessera" calibrate --backend "$backend" --db "$base_db" >"$out/calibrate.txt"
     if [ "$dry" = 0 ]; then
-        for db in "$warm_db" "$cold_db" "$diff_db"; do cp "$base_db" "$db"; done
+        for db in "$warm_db" "$cold_db"; do cp "$base_db" "$db"; done
     fi
     say "tessera-weather benchmark ($backend, sizes $sizes, budget $budget per tune)"
     say "$(grep -m1 'copy bandwidth' "$out/calibrate.txt" 2>/dev/null || echo 'copy bandwidth: not calibrated')"
@@ -230,9 +240,9 @@ plan() {
         # batches of 2, as the transfer step's tunes (below): this is its cold run on the ERA5 grid
         tune "sphadv-$era5-cold" "$cold_db" sphadv "$era5" off --batch 2
         table kernel "sphadv-$era5-cold"
-        tune "sphdiff-$era5" "$diff_db" sphdiff "$era5" off
-        table kernel "sphdiff-$era5"
-        table step "sphadv-$era5-cold" "sphdiff-$era5"
+        tune "sphdiff-$era5-cold" "$cold_db" sphdiff "$era5" off --batch 2
+        table kernel "sphdiff-$era5-cold"
+        table step "sphadv-$era5-cold" "sphdiff-$era5-cold"
     fi
 
     if has counters; then
@@ -249,21 +259,27 @@ plan() {
 
     if has transfer; then
         say ""
-        say "sphadv tuned at $source, then warm (from its records alone) and cold on each target"
+        say "each kernel tuned at $source, then warm (from its records alone) and cold on each target"
         # Batches of 2 for these tunes, warm and cold alike: unless the source
         # measured its default more than 10% slower than its best, the search
         # places the source's best after its own first batch, which by default
         # (32 on cuda) would be later than the whole budget.
-        tune "sphadv-$source" "$warm_db" sphadv "$source" off --batch 2
-        say "$(printf '%-14s %8s %10s %10s %6s %13s' target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
-        local t
+        local op t
+        if [ -z "$sources" ]; then
+            for op in ${ops//,/ }; do tune "$op-$source" "$warm_db" $op "$source" off --batch 2; done
+        elif [ "$dry" = 0 ]; then
+            for f in ${sources//,/ }; do "$tessera" db import "$f" --db "$warm_db" >&2; done
+        fi
+        say "$(printf '%-8s %-14s %8s %10s %10s %6s %13s' kernel target best_ms 'cold to5%' 'warm to5%' ratio 'first warm')"
         for t in $targets; do
-            # the source's records alone, not the other targets'
-            [ "$dry" = 1 ] || cp "$warm_db" "$out/records-warm-$t.db"
-            tune "sphadv-$t-warm" "$out/records-warm-$t.db" sphadv "$t" auto --batch 2
-            # the kernels' step tuned the ERA5 grid cold already
-            { [ "$t" = "$era5" ] && has kernels; } || tune "sphadv-$t-cold" "$cold_db" sphadv "$t" off --batch 2
-            table transfer "sphadv-$t-warm" "sphadv-$t-cold"
+            for op in ${ops//,/ }; do
+                # the sources' records alone, not the other targets' nor the other kernel's on this one
+                [ "$dry" = 1 ] || cp "$warm_db" "$out/records-warm-$op-$t.db"
+                tune "$op-$t-warm" "$out/records-warm-$op-$t.db" $op "$t" auto --batch 2
+                # the kernels' step tuned the ERA5 grid cold already
+                { [ "$t" = "$era5" ] && has kernels; } || tune "$op-$t-cold" "$cold_db" $op "$t" off --batch 2
+                table transfer "$op-$t-warm" "$op-$t-cold"
+            done
         done
     fi
 }

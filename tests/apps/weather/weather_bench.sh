@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/weather_h200.sh on the CPU at its small sizes: every step ends
 # in time with exit 0, and the tables hold a measured line for each kernel,
-# the app's step and each target grid; options it does not take are usage
-# errors.
+# the app's step and each kernel on each target grid; options it does not
+# take are usage errors.
 source "$(dirname "$0")/harness.bash"
 bench=$here/../../bench/weather_h200.sh
 out=$scratch/bench
@@ -12,14 +12,18 @@ bash "$bench" --weather "$weather" --tessera "$tessera" --out "$out" --backend c
 rc=$?
 check "the benchmark exits 0" test $rc -eq 0
 [ $rc -eq 0 ] || tail -5 "$scratch/bench.err"
-check "every step ran to its end" test "$(grep -c 'exit 0$' "$out/steps.txt")" -eq 9
+check "every step ran to its end" test "$(grep -c 'exit 0$' "$out/steps.txt")" -eq 15
 for k in sphadv sphdiff step; do
     check "a measured line for $k" grep -Eq "^$k +2x36x64 +$number +$number +$number" "$out/summary.txt"
 done
-for t in 4x36x64 4x20x32 2x36x64; do
-    check "a transfer line for $t" grep -Eq "^$t +$number +([0-9]+|inf)/3 +([0-9]+|inf)/3 " "$out/summary.txt"
+for k in sphadv sphdiff; do
+    for t in 4x36x64 4x20x32 2x36x64; do
+        check "a transfer line for $k on $t" grep -Eq "^$k +$t +$number +([0-9]+|inf)/3 +([0-9]+|inf)/3 " "$out/summary.txt"
+    done
+    check "records of each $k tune" test "$(ls "$out"/records-$k-*.jsonl | wc -l)" -eq 7
 done
-check "records of each tune" test "$(ls "$out"/records-sphadv-*.jsonl | wc -l)" -eq 7
+check "an unknown kernel is a usage error" fails_with 2 "--ops takes" bash "$bench" --weather "$weather" \
+    --tessera "$tessera" --out "$out" --ops hdiff
 check "no database left behind" test -z "$(ls "$out"/*.db 2>/dev/null)"
 check "an unknown part is a usage error" fails_with 2 "--parts takes" bash "$bench" --weather "$weather" \
     --tessera "$tessera" --out "$out" --parts nothing
