@@ -9,7 +9,13 @@
 //   CACHE_REGISTERS  ITEMS vectors per thread, as stored (bf16 and f16
 //                    take half the registers floats would)
 //   CACHE_SHARED     the block's rows in dynamic shared memory, as stored
-//                    (a thread reads back only what it wrote: no barrier)
+//                    (a thread reads back only what it wrote: no barrier),
+//                    or with BULK loaded there by bulk copies (sm_90
+//                    cp.async.bulk, completion counted on an mbarrier):
+//                    a few instructions put the whole slice in flight,
+//                    and with ROW_LOOP > 1 the next row group's slice is
+//                    copied into a second buffer while this one is
+//                    combined and written
 //   CACHE_GLOBAL     read again from memory (hits in L2 for rows in flight)
 // Statistics are summed in f32 over a thread's elements, then over the row's
 // threads: shuffles within a warp, then one slot per warp in shared memory.
@@ -37,8 +43,11 @@
 //                         one); the next group's slice is loaded into
 //                         registers while the current one is combined and
 //                         written, so loads stay in flight across the
-//                         barriers (the row in registers; softmax,
-//                         log_softmax, layernorm, rmsnorm)
+//                         barriers (the row in registers, or in shared
+//                         memory with BULK; softmax, log_softmax,
+//                         layernorm, rmsnorm)
+//   BULK                  the row's slice copied into shared memory by bulk
+//                         copies (CACHE_SHARED; not add_rmsnorm)
 //   EPS                   the norms' epsilon
 // Shortcuts, offered only under an error budget:
 //   FAST_EXP 1            __expf instead of expf
@@ -64,9 +73,14 @@
 #endif
 
 #define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
-#if ROW_LOOP > 1 && (CACHE != CACHE_REGISTERS || OP_CROSS_ENTROPY || OP_ADD_RMSNORM)
-#error "ROW_LOOP needs the row in registers, and neither cross-entropy nor add_rmsnorm"
+#if ROW_LOOP > 1 && ((CACHE != CACHE_REGISTERS && !BULK) || OP_CROSS_ENTROPY || OP_ADD_RMSNORM)
+#error "ROW_LOOP needs the row in registers or bulk copies, and neither cross-entropy nor add_rmsnorm"
 #endif
+#if BULK && (CACHE != CACHE_SHARED || OP_ADD_RMSNORM || (C / CLUSTER * STORAGE_BYTES) % 16 != 0)
+#error "BULK needs the row in shared memory, slices of a multiple of 16 bytes, and not add_rmsnorm"
+#endif
+#define REG_LOOP (ROW_LOOP > 1 && CACHE == CACHE_REGISTERS)   // the next slice in registers
+#define NBUF (ROW_LOOP > 1 && BULK ? 2 : 1)                    // shared memory buffers of row groups
 #if KEEP_EXP && !(OP_SOFTMAX && CACHE == CACHE_REGISTERS && MAX_SUB && !ONLINE)
 #error "KEEP_EXP needs softmax with the row in registers, max_sub=1 and online=0"
 #endif
@@ -153,6 +167,66 @@ __device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
     asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"((unsigned)shared), "r"(rank));
     asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
     return v;
+}
+#endif
+
+#if BULK
+// Bulk copies from global into shared memory, counted on an mbarrier: the
+// PTX of sm_90, the kernels include no headers.
+#define BULK_CHUNK 4096   // bytes per copy; each lane of warp 0 issues some
+__device__ __forceinline__ unsigned shared_address(const void *p)
+{
+    unsigned long long a;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p));
+    return (unsigned)a;
+}
+__device__ __forceinline__ void bar_init(unsigned long long *bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+}
+// The mbarriers' initialization made visible to the bulk copies' completions.
+__device__ __forceinline__ void bar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+}
+// The one arrival of a phase, which then waits for `bytes` to land.
+__device__ __forceinline__ void bar_expect(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void bar_wait(unsigned long long *bar, unsigned parity)
+{
+    asm volatile("{\n\t.reg .pred done;\n"
+                 "BULK_WAIT:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+                 "@!done bra.uni BULK_WAIT;\n\t}" ::"r"(shared_address(bar)), "r"(parity)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
+{
+    unsigned long long g;
+    asm("cvta.to.global.u64 %0, %1;" : "=l"(g) : "l"(src));
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(shared_address(dst)), "l"(g), "r"(bytes), "r"(shared_address(bar)) : "memory");
+}
+// Warp 0 copies the block's slices of row group `group` into dst (RPB
+// slices of C / CLUSTER elements), rows past the last skipped; one
+// arrival on bar expects their bytes.
+__device__ __forceinline__ void load_group(storage_t *dst, const storage_t *x, long long group, long long col0,
+                                           unsigned long long *bar)
+{
+    const unsigned slice = C / CLUSTER * STORAGE_BYTES, chunks = (slice + BULK_CHUNK - 1) / BULK_CHUNK;
+    const long long first = group * RPB, rows = first + RPB <= R ? RPB : (first < R ? R - first : 0);
+    const unsigned lane = threadIdx.x % 32;
+    if (lane == 0) bar_expect(bar, (unsigned)rows * slice);
+    __syncwarp();
+    for (unsigned k = lane; k < (unsigned)rows * chunks; k += 32) {
+        const unsigned r = k / chunks, at = k % chunks * BULK_CHUNK;
+        const unsigned bytes = slice - at < BULK_CHUNK ? slice - at : BULK_CHUNK;
+        bulk_copy(reinterpret_cast<unsigned char *>(dst + (long long)r * (C / CLUSTER)) + at,
+                  reinterpret_cast<const unsigned char *>(x + (first + r) * (long long)C + col0) + at, bytes, bar);
+    }
 }
 #endif
 
@@ -340,7 +414,17 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const index_t col0 = (index_t)rank * NVS * VEC;   // the block's slice of the row starts here
     // row group g of a block is its first plus g times the blocks' count
     const index_t group0 = blockIdx.x / CLUSTER, groups_apart = gridDim.x / CLUSTER;
-#if ROW_LOOP > 1
+#if CACHE == CACHE_SHARED
+    extern __shared__ __align__(16) unsigned char tess_smem[];
+#endif
+#if BULK
+    __shared__ __align__(8) unsigned long long bulk_bar[NBUF];
+    if (threadIdx.x < NBUF) bar_init(&bulk_bar[threadIdx.x]);
+    if (threadIdx.x == 0) bar_init_fence();
+    __syncthreads();
+    if (threadIdx.x < 32) load_group(reinterpret_cast<storage_t *>(tess_smem), x, group0, col0, &bulk_bar[0]);
+#endif
+#if REG_LOOP
     vec_t held[ITEMS], pre[ITEMS];
     // the block's slice of row rw into dst (past the last row, the last
     // row's: loaded for nothing, but without a test per vector)
@@ -356,8 +440,16 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const index_t row = (group0 + it * groups_apart) * RPB + rib;
     const bool valid = row < R;
     float (*part)[RPB] = part_by_group[(ROW_LOOP > 1 ? it % 2 : 0)];
-#if ROW_LOOP > 1
+#if REG_LOOP
     if (it + 1 < ROW_LOOP) LOAD_SLICE(pre, row + groups_apart * RPB);
+#elif BULK
+    storage_t *const buffer = reinterpret_cast<storage_t *>(tess_smem) + (index_t)(it % NBUF) * RPB * (C / CLUSTER);
+    // the other buffer was last read in the previous group's write pass,
+    // which a barrier at its end closed
+    if (NBUF > 1 && it + 1 < ROW_LOOP && threadIdx.x < 32)
+        load_group(reinterpret_cast<storage_t *>(tess_smem) + (index_t)((it + 1) % NBUF) * RPB * (C / CLUSTER), x,
+                   group0 + (it + 1) * groups_apart, col0, &bulk_bar[(it + 1) % NBUF]);
+    bar_wait(&bulk_bar[it % NBUF], (unsigned)(it / NBUF) & 1u);
 #endif
     const storage_t *xrow = x + (valid ? row : 0) * (index_t)C, *xr = xrow + col0;
 #if !OP_CROSS_ENTROPY
@@ -387,7 +479,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     KEEP(i, j)
 #define KEPT xr
 #endif
-#if CACHE == CACHE_REGISTERS && ROW_LOOP > 1
+#if REG_LOOP
 #undef LOAD_AND_KEEP
 #define LOAD_AND_KEEP(i, j) FETCH(i, j)   // loaded before
     (void)xr;
@@ -396,8 +488,13 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     vec_t held[ITEMS];
 #define KEEP(i, j) held[i] = u
 #define FETCH(i, j) unpack_held(held[i], f)
+#elif CACHE == CACHE_SHARED && BULK
+#undef LOAD_AND_KEEP
+#define LOAD_AND_KEEP(i, j) FETCH(i, j)   // copied there before
+    (void)xr;
+    const storage_t *held = buffer + (index_t)rib * (C / CLUSTER);
+#define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
 #elif CACHE == CACHE_SHARED
-    extern __shared__ __align__(16) unsigned char tess_smem[];
     storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
 #define KEEP(i, j) *reinterpret_cast<vec_t *>(held + (index_t)(j) * VEC) = u
 #define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
@@ -541,11 +638,13 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         store_vec(yr + (index_t)j * VEC, f);
     }
 #endif
-#if ROW_LOOP > 1
+#if REG_LOOP
     if (it + 1 < ROW_LOOP) {
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) held[i] = pre[i];
     }
+#elif BULK
+    if (NBUF > 1) __syncthreads();   // this buffer is free for the group after next
 #endif
     }
     STATS_READ_BY_ALL();
