@@ -276,6 +276,7 @@ int main(void) {
             }
         compile_space(be, &dev, &tess_op_reduce, TESS_BF16, odd, 3, "kind=max,axis=1", rng);
         compile_space(be, &dev, &tess_op_reduce, TESS_F32, cube, 3, "kind=mean,axis=2", rng);
+        compile_space(be, &dev, &tess_op_reduce, TESS_BF16, cube, 3, "kind=sum,axis=0", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
         compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);
