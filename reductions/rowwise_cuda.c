@@ -25,6 +25,9 @@
  *                     shared memory by bulk copies (cp.async.bulk) on an
  *                     mbarrier, all of it in flight at once (slices of a
  *                     multiple of 16 bytes; not add_rmsnorm)
+ *   bulk_store        with bulk: the outputs written over the slice in
+ *                     shared memory and copied out by bulk copies (not
+ *                     cross-entropy)
  *   keep_exp          softmax, the row in registers, online=0: the sum's
  *                     exponentials kept (as floats, 64 at most) for the
  *                     output, one exp per element instead of two
@@ -50,7 +53,7 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
-    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp, row_loop, bulk;   /* indices; -1: absent */
+    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp, row_loop, bulk, bulk_store;   /* indices; -1: absent */
     bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
     bool loops;                     /* the operator may take row groups one after another */
     bool bulk_ok;                   /* the operator may have its rows copied in by bulk copies */
@@ -62,6 +65,7 @@ typedef struct row_limits {
 
 static int64_t cluster_of(const row_limits *l, const double *v) { return l->cluster < 0 ? 1 : (int64_t)v[l->cluster]; }
 static bool bulk_of(const row_limits *l, const double *v) { return l->bulk >= 0 && v[l->bulk] > 0; }
+static bool bulk_store_of(const row_limits *l, const double *v) { return l->bulk_store >= 0 && v[l->bulk_store] > 0; }
 static bool loops_of(const row_limits *l, const double *v) { return l->row_loop >= 0 && v[l->row_loop] > 1; }
 
 static int64_t items_of(const row_limits *l, const double *v) {
@@ -103,6 +107,7 @@ static bool no_idle_parameters(const double *v, void *user) {
     if (bulk_of(l, v) && ((int)v[l->cache] != CACHE_SHARED || !l->bulk_ok ||
                           l->cols / cluster_of(l, v) * l->esize % 16 != 0))
         return false;
+    if (bulk_store_of(l, v) && !bulk_of(l, v)) return false;
     if (loops_of(l, v) && (!l->loops || ((int)v[l->cache] != CACHE_REGISTERS && !bulk_of(l, v)))) return false;
     if (l->keep_exp >= 0 && v[l->keep_exp] == 1 &&
         ((int)v[l->cache] != CACHE_REGISTERS || v[l->online] == 1 || (l->max_sub >= 0 && v[l->max_sub] == 0)))
@@ -131,7 +136,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
     const tess_rowwise_kind kind = tess_rowwise_of(op)->kind;
     row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1, .keep_exp = -1,
-                    .row_loop = -1, .bulk = -1, .loops = kind != TESS_ROW_CROSS_ENTROPY && kind != TESS_ROW_ADD_RMSNORM,
+                    .row_loop = -1, .bulk = -1, .bulk_store = -1, .loops = kind != TESS_ROW_CROSS_ENTROPY && kind != TESS_ROW_ADD_RMSNORM,
                     .bulk_ok = kind != TESS_ROW_ADD_RMSNORM,
                     .read_once_online = kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
@@ -175,6 +180,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     /* recorded before bulk copies existed: plain loads */
     if (!st && has_clusters && l.bulk_ok) st = tess_space_add(s, "bulk", 2, flag, 0);
     if (!st && has_clusters && l.bulk_ok) st = tess_space_set_optional(s, "bulk", 0);
+    const bool store_ok = has_clusters && l.bulk_ok && kind != TESS_ROW_CROSS_ENTROPY;
+    if (!st && store_ok) st = tess_space_add(s, "bulk_store", 2, flag, 0);
+    if (!st && store_ok) st = tess_space_set_optional(s, "bulk_store", 0);
     if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "fast_exp", 0, 1);
     if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "max_sub", 1, 0);
     if (!st && !softmax && shortcuts) st = tess_shortcut_add(s, "fast_rsqrt", 0, 1);
@@ -190,6 +198,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         l.keep_exp = tess_space_param_index(s, "keep_exp");
         l.row_loop = tess_space_param_index(s, "row_loop");
         l.bulk = tess_space_param_index(s, "bulk");
+        l.bulk_store = tess_space_param_index(s, "bulk_store");
         st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % (vec * cluster) == 0");
     }
     if (!st)
@@ -205,7 +214,8 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
                                             "cross-entropy online keeps no row (cache=global); keep_exp needs "
                                             "cache=registers, online=0, max_sub=1; row_loop > 1 needs "
                                             "cache=registers or bulk=1, neither cross-entropy nor add_rmsnorm; "
-                                            "bulk=1 needs cache=shared and slices of a multiple of 16 bytes");
+                                            "bulk=1 needs cache=shared and slices of a multiple of 16 bytes; "
+                                            "bulk_store=1 needs bulk=1");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -220,7 +230,8 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     const int vec = (int)tess_config_get(s, c, "vec"), tpr = (int)tess_config_get(s, c, "threads_per_row"),
               rpb = (int)tess_config_get(s, c, "rows_per_block"), cache = (int)tess_config_get(s, c, "cache"),
               unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1),
-              row_loop = (int)tess_config_get_or(s, c, "row_loop", 1), bulk = (int)tess_config_get_or(s, c, "bulk", 0);
+              row_loop = (int)tess_config_get_or(s, c, "row_loop", 1), bulk = (int)tess_config_get_or(s, c, "bulk", 0),
+              bulk_store = (int)tess_config_get_or(s, c, "bulk_store", 0);
     if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1 || row_loop < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a row-wise cuda space", op->name);
     const int64_t rows = t->shape[0], cols = t->shape[1];
@@ -242,11 +253,11 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
-        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ROW_LOOP %d\n#define BULK %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ROW_LOOP %d\n#define BULK %d\n#define BULK_STORE %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
         "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
-        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster, row_loop, bulk,
+        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster, row_loop, bulk, bulk_store,
         (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "keep_exp", 0),
         (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));

@@ -48,6 +48,9 @@
 //                         layernorm, rmsnorm)
 //   BULK                  the row's slice copied into shared memory by bulk
 //                         copies (CACHE_SHARED; not add_rmsnorm)
+//   BULK_STORE            with BULK, the outputs written over the slice in
+//                         shared memory and copied out by bulk copies (not
+//                         cross-entropy, whose outputs are two per row)
 //   EPS                   the norms' epsilon
 // Shortcuts, offered only under an error budget:
 //   FAST_EXP 1            __expf instead of expf
@@ -78,6 +81,9 @@
 #endif
 #if BULK && (CACHE != CACHE_SHARED || OP_ADD_RMSNORM || (C / CLUSTER * STORAGE_BYTES) % 16 != 0)
 #error "BULK needs the row in shared memory, slices of a multiple of 16 bytes, and not add_rmsnorm"
+#endif
+#if BULK_STORE && (!BULK || OP_CROSS_ENTROPY)
+#error "BULK_STORE needs BULK, and not cross-entropy"
 #endif
 #define REG_LOOP (ROW_LOOP > 1 && CACHE == CACHE_REGISTERS)   // the next slice in registers
 #define NBUF (ROW_LOOP > 1 && BULK ? 2 : 1)                    // shared memory buffers of row groups
@@ -210,24 +216,44 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
                  ::"r"(shared_address(dst)), "l"(g), "r"(bytes), "r"(shared_address(bar)) : "memory");
 }
-// Warp 0 copies the block's slices of row group `group` into dst (RPB
-// slices of C / CLUSTER elements), rows past the last skipped; one
-// arrival on bar expects their bytes.
-__device__ __forceinline__ void load_group(storage_t *dst, const storage_t *x, long long group, long long col0,
-                                           unsigned long long *bar)
+__device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
+{
+    unsigned long long g;
+    asm("cvta.to.global.u64 %0, %1;" : "=l"(g) : "l"(dst));
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g), "r"(shared_address(src)),
+                 "r"(bytes) : "memory");
+}
+// The rows of row group `group` that exist (at most RPB).
+__device__ __forceinline__ long long rows_of_group(long long group)
+{
+    const long long first = group * RPB;
+    return first + RPB <= R ? RPB : (first < R ? R - first : 0);
+}
+// Warp 0 copies the block's slices of row group `group` (RPB slices of
+// C / CLUSTER elements, rows past the last skipped) from x into smem
+// (one arrival on bar expecting their bytes) or, with out, from smem to
+// out (one bulk group per lane).
+__device__ __forceinline__ void copy_group(storage_t *smem, const storage_t *x, storage_t *out, long long group,
+                                           long long col0, unsigned long long *bar)
 {
     const unsigned slice = C / CLUSTER * STORAGE_BYTES, chunks = (slice + BULK_CHUNK - 1) / BULK_CHUNK;
-    const long long first = group * RPB, rows = first + RPB <= R ? RPB : (first < R ? R - first : 0);
+    const long long first = group * RPB, rows = rows_of_group(group);
     const unsigned lane = threadIdx.x % 32;
-    if (lane == 0) bar_expect(bar, (unsigned)rows * slice);
+    if (!out && lane == 0) bar_expect(bar, (unsigned)rows * slice);
     __syncwarp();
     for (unsigned k = lane; k < (unsigned)rows * chunks; k += 32) {
         const unsigned r = k / chunks, at = k % chunks * BULK_CHUNK;
         const unsigned bytes = slice - at < BULK_CHUNK ? slice - at : BULK_CHUNK;
-        bulk_copy(reinterpret_cast<unsigned char *>(dst + (long long)r * (C / CLUSTER)) + at,
-                  reinterpret_cast<const unsigned char *>(x + (first + r) * (long long)C + col0) + at, bytes, bar);
+        unsigned char *s = reinterpret_cast<unsigned char *>(smem + (long long)r * (C / CLUSTER)) + at;
+        const long long g = (first + r) * (long long)C + col0;
+        if (out) bulk_store(reinterpret_cast<unsigned char *>(out + g) + at, s, bytes);
+        else bulk_copy(s, reinterpret_cast<const unsigned char *>(x + g) + at, bytes, bar);
     }
+    if (out) asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
+// This thread's bulk stores done reading shared memory (READ) or done.
+#define BULK_STORES_READ() asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory")
+#define BULK_STORES_DONE() asm volatile("cp.async.bulk.wait_group 0;" ::: "memory")
 #endif
 
 // v combined over the whole row: its threads, then the cluster's blocks
@@ -422,7 +448,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     if (threadIdx.x < NBUF) bar_init(&bulk_bar[threadIdx.x]);
     if (threadIdx.x == 0) bar_init_fence();
     __syncthreads();
-    if (threadIdx.x < 32) load_group(reinterpret_cast<storage_t *>(tess_smem), x, group0, col0, &bulk_bar[0]);
+    if (threadIdx.x < 32) copy_group(reinterpret_cast<storage_t *>(tess_smem), x, nullptr, group0, col0, &bulk_bar[0]);
 #endif
 #if REG_LOOP
     vec_t held[ITEMS], pre[ITEMS];
@@ -445,10 +471,15 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #elif BULK
     storage_t *const buffer = reinterpret_cast<storage_t *>(tess_smem) + (index_t)(it % NBUF) * RPB * (C / CLUSTER);
     // the other buffer was last read in the previous group's write pass,
-    // which a barrier at its end closed
-    if (NBUF > 1 && it + 1 < ROW_LOOP && threadIdx.x < 32)
-        load_group(reinterpret_cast<storage_t *>(tess_smem) + (index_t)((it + 1) % NBUF) * RPB * (C / CLUSTER), x,
-                   group0 + (it + 1) * groups_apart, col0, &bulk_bar[(it + 1) % NBUF]);
+    // which a barrier at its end closed (and, with BULK_STORE, by the bulk
+    // stores this warp issued after it)
+    if (NBUF > 1 && it + 1 < ROW_LOOP && threadIdx.x < 32) {
+#if BULK_STORE
+        BULK_STORES_READ();
+#endif
+        copy_group(reinterpret_cast<storage_t *>(tess_smem) + (index_t)((it + 1) % NBUF) * RPB * (C / CLUSTER), x,
+                   nullptr, group0 + (it + 1) * groups_apart, col0, &bulk_bar[(it + 1) % NBUF]);
+    }
     bar_wait(&bulk_bar[it % NBUF], (unsigned)(it / NBUF) & 1u);
 #endif
     const storage_t *xrow = x + (valid ? row : 0) * (index_t)C, *xr = xrow + col0;
@@ -492,7 +523,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #undef LOAD_AND_KEEP
 #define LOAD_AND_KEEP(i, j) FETCH(i, j)   // copied there before
     (void)xr;
-    const storage_t *held = buffer + (index_t)rib * (C / CLUSTER);
+    storage_t *const held = buffer + (index_t)rib * (C / CLUSTER);
 #define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
 #elif CACHE == CACHE_SHARED
     storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
@@ -501,6 +532,14 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #else
 #define KEEP(i, j)
 #define FETCH(i, j) load_vec(KEPT + (index_t)(j) * VEC, f)
+#endif
+
+#if BULK_STORE
+    // over the vector just read, by the thread that read it
+#define STORE_OUT(j) store_vec(held + (index_t)(j) * VEC, f)
+    (void)yr;
+#elif !OP_CROSS_ENTROPY
+#define STORE_OUT(j) store_vec(yr + (index_t)(j) * VEC, f)
 #endif
 
 #if SOFTMAX_KIND
@@ -566,7 +605,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] -= shift;
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 #else
     const float inv = 1.0f / s;
@@ -580,7 +619,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
 #endif
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 #endif
 
@@ -614,7 +653,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         load_vec(bias + col0 + (index_t)j * VEC, b);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = (f[k] - mean) * rstd * w[k] + b[k];
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 
 #else
@@ -635,7 +674,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         load_vec(weight + col0 + (index_t)j * VEC, w);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = f[k] * rstd * w[k];
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 #endif
 #if REG_LOOP
@@ -643,9 +682,18 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) held[i] = pre[i];
     }
+#endif
+#if BULK_STORE
+    // the outputs over the slices, seen by the bulk copies, copied out
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x < 32) copy_group(buffer, x, y, group0 + it * groups_apart, col0, nullptr);
 #elif BULK
     if (NBUF > 1) __syncthreads();   // this buffer is free for the group after next
 #endif
     }
+#if BULK_STORE
+    if (threadIdx.x < 32) BULK_STORES_DONE();
+#endif
     STATS_READ_BY_ALL();
 }

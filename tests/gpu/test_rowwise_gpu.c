@@ -7,8 +7,9 @@
  * gelu_tanh, silu, swiglu) in f32 and bf16, and of `reduce` (sum, max,
  * mean along each axis of a 3D array); slices copied in by bulk copies
  * (one buffer, or two with row groups one after another, the last group
- * short of rows); and the planted unsafe shortcut (softmax without
- * max-subtraction) rejected on typical inputs only.
+ * short of rows), the outputs copied out by bulk copies or not; and the
+ * planted unsafe shortcut (softmax without max-subtraction) rejected on
+ * typical inputs only.
  */
 #include "cuda_harness.h"
 #include "reductions/axis_reduce.h"
@@ -67,10 +68,13 @@ int main(void) {
     static const char *const bulk_pins[] = {
         "bulk=1,cache=shared,cluster=2,row_loop=1,vec=8,threads_per_row=512,rows_per_block=1",
         "bulk=1,cache=shared,cluster=4,row_loop=4,vec=8,threads_per_row=256,rows_per_block=1",
-        "bulk=1,cache=shared,cluster=1,row_loop=2,vec=4,threads_per_row=64,rows_per_block=2"};
-    const int64_t bulk_rows[] = {8, 37, 333}, bulk_cols[] = {65536, 65536, 1024};
+        "bulk=1,cache=shared,cluster=1,row_loop=2,vec=4,threads_per_row=64,rows_per_block=2",
+        "bulk=1,bulk_store=1,cache=shared,cluster=2,row_loop=1,vec=8,threads_per_row=512,rows_per_block=1",
+        "bulk=1,bulk_store=1,cache=shared,cluster=4,row_loop=4,vec=8,threads_per_row=256,rows_per_block=1",
+        "bulk=1,bulk_store=1,cache=shared,cluster=1,row_loop=2,vec=4,threads_per_row=64,rows_per_block=2"};
+    const int64_t bulk_rows[] = {8, 37, 333, 8, 37, 333}, bulk_cols[] = {65536, 65536, 1024, 65536, 65536, 1024};
     for (int i = 0; i < 4; i++)
-        for (int p = 0; p < 3; p++) {
+        for (int p = 0; p < 6; p++) {
             char pin[160];
             /* softmax keeps its exponentials by default, beside a row in registers only */
             snprintf(pin, sizeof pin, "%s%s", bulk_pins[p], i == 0 ? ",keep_exp=0" : "");
