@@ -36,9 +36,14 @@
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
 //   ONLINE                softmax: max and sum in one pass, the sum rescaled
 //                         when the max grows (two passes over the row, not three)
-//   KEEP_EXP              softmax, the row in registers, two passes: the
+//   KEEP_EXP              softmax, two passes after the max: the
 //                         exponentials of the sum's pass kept in registers
-//                         as floats for the output's (one exp per element)
+//                         as floats for the output's (one exp per element),
+//                         wherever the row is kept
+//   HOLD_WEIGHTS          the norms: the weight (and bias) vectors of the
+//                         thread's columns loaded into registers before the
+//                         first row's statistics and kept for every row
+//                         group, so the write pass waits for no load
 //   ROW_LOOP              row groups a block takes one after another (1:
 //                         one); the next group's slice is loaded into
 //                         registers while the current one is combined and
@@ -69,8 +74,8 @@
 
 #define PRAGMA_(text) _Pragma(#text)
 #define UNROLL_BY(n) PRAGMA_(unroll n)
-#if CACHE == CACHE_REGISTERS
-#define PASS_UNROLL UNROLL_BY(ITEMS)   // held[i] must stay in registers
+#if CACHE == CACHE_REGISTERS || KEEP_EXP || HOLD_WEIGHTS
+#define PASS_UNROLL UNROLL_BY(ITEMS)   // held[i], ex[i], w_held[i] must stay in registers
 #else
 #define PASS_UNROLL UNROLL_BY(UNROLL)
 #endif
@@ -87,8 +92,11 @@
 #endif
 #define REG_LOOP (ROW_LOOP > 1 && CACHE == CACHE_REGISTERS)   // the next slice in registers
 #define NBUF (ROW_LOOP > 1 && BULK ? 2 : 1)                    // shared memory buffers of row groups
-#if KEEP_EXP && !(OP_SOFTMAX && CACHE == CACHE_REGISTERS && MAX_SUB && !ONLINE)
-#error "KEEP_EXP needs softmax with the row in registers, max_sub=1 and online=0"
+#if KEEP_EXP && !(OP_SOFTMAX && MAX_SUB && !ONLINE)
+#error "KEEP_EXP needs softmax, max_sub=1 and online=0"
+#endif
+#if HOLD_WEIGHTS && !(OP_LAYERNORM || OP_RMSNORM || OP_ADD_RMSNORM)
+#error "HOLD_WEIGHTS needs a norm"
 #endif
 #if FAST_EXP
 #define EXP(x) __expf(x)
@@ -450,6 +458,27 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     __syncthreads();
     if (threadIdx.x < 32) copy_group(reinterpret_cast<storage_t *>(tess_smem), x, nullptr, group0, col0, &bulk_bar[0]);
 #endif
+#if HOLD_WEIGHTS
+    vec_t w_held[ITEMS];
+#if OP_LAYERNORM
+    vec_t b_held[ITEMS];
+#endif
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        if (NVS % TPR == 0 || t + i * TPR < NVS) {
+            w_held[i] = *reinterpret_cast<const vec_t *>(weight + col0 + (index_t)(t + i * TPR) * VEC);
+#if OP_LAYERNORM
+            b_held[i] = *reinterpret_cast<const vec_t *>(bias + col0 + (index_t)(t + i * TPR) * VEC);
+#endif
+        }
+#define LOAD_WEIGHTS(i, j, w, b) unpack_vec(w_held[i], w); unpack_vec(b_held[i], b)
+#define LOAD_WEIGHT(i, j, w) unpack_vec(w_held[i], w)
+#else
+#define LOAD_WEIGHTS(i, j, w, b)                                                                   \
+    load_vec(weight + col0 + (index_t)(j) * VEC, w);                                               \
+    load_vec(bias + col0 + (index_t)(j) * VEC, b)
+#define LOAD_WEIGHT(i, j, w) load_vec(weight + col0 + (index_t)(j) * VEC, w)
+#endif
 #if REG_LOOP
     vec_t held[ITEMS], pre[ITEMS];
     // the block's slice of row rw into dst (past the last row, the last
@@ -649,8 +678,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
-        load_vec(weight + col0 + (index_t)j * VEC, w);
-        load_vec(bias + col0 + (index_t)j * VEC, b);
+        LOAD_WEIGHTS(i, j, w, b);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = (f[k] - mean) * rstd * w[k] + b[k];
         STORE_OUT(j);
@@ -671,7 +699,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
-        load_vec(weight + col0 + (index_t)j * VEC, w);
+        LOAD_WEIGHT(i, j, w);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = f[k] * rstd * w[k];
         STORE_OUT(j);

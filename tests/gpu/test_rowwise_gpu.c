@@ -7,7 +7,8 @@
  * gelu_tanh, silu, swiglu) in f32 and bf16, and of `reduce` (sum, max,
  * mean along each axis of a 3D array); slices copied in by bulk copies
  * (one buffer, or two with row groups one after another, the last group
- * short of rows), the outputs copied out by bulk copies or not; and the
+ * short of rows), the outputs copied out by bulk copies or not; softmax's
+ * exponentials kept and the norms' weights held in registers; and the
  * planted unsafe shortcut (softmax without max-subtraction) rejected on
  * typical inputs only.
  */
@@ -81,6 +82,17 @@ int main(void) {
             check_pinned(cuda, &dev, bulk_ops[i], bulk_rows[p], bulk_cols[p], pin);
         }
     check_pinned(cuda, &dev, "cross_entropy", 8, 65536, "bulk=1,cache=shared,cluster=2,online=0,vec=8,threads_per_row=256");
+    /* softmax's exponentials kept beside a row in shared memory; the norms' weights held in registers */
+    check_pinned(cuda, &dev, "softmax", 37, 65536,
+                 "keep_exp=1,bulk=1,cache=shared,online=0,cluster=2,row_loop=2,vec=8,threads_per_row=512,unroll=1");
+    static const char *const norms[] = {"layernorm", "rmsnorm", "add_rmsnorm"};
+    for (int i = 0; i < 3; i++) {
+        if (i < 2)
+            check_pinned(cuda, &dev, norms[i], 37, 65536,
+                         "hold_weights=1,bulk=1,bulk_store=1,row_loop=4,cache=shared,cluster=4,vec=8,threads_per_row=512,unroll=1");
+        check_pinned(cuda, &dev, norms[i], 333, 1024,
+                     "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1");
+    }
     check_planted_shortcut(cuda, &dev, "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,"
                                        "online=0,fast_exp=0");
     gsl_rng_free(rng);

@@ -254,6 +254,18 @@ int main(void) {
                        "keep_exp=1,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
         compile_pinned(be, &dev, &tess_op_softmax, TESS_F32, rows_long,
                        "keep_exp=1,cluster=8,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
+        /* kept exponentials and held weights beside a row in shared memory or read again */
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_long,
+                       "keep_exp=1,bulk=1,cache=shared,online=0,cluster=2,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_F16, rows_mid,
+                       "keep_exp=1,cache=global,online=0,vec=8,threads_per_row=256,rows_per_block=1,unroll=1");
+        static const char *const hold_pins[] = {
+            "hold_weights=1,bulk=1,bulk_store=1,row_loop=2,cache=shared,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1",
+            "hold_weights=1,cache=registers,cluster=8,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
+            "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1"};
+        for (int o = 3; o < 6; o++)
+            for (int p = 0; p < 3; p++)
+                if (o < 5 || p > 0) compile_pinned(be, &dev, row_ops[o], TESS_BF16, p == 2 ? rows_mid : rows_long, hold_pins[p]);
         /* row groups one after another, the next one's slice loaded early, with and without a cluster */
         static const char *const loop_pins[] = {
             "row_loop=4,cluster=8,cache=registers,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
