@@ -41,9 +41,11 @@
 //                         as floats for the output's (one exp per element),
 //                         wherever the row is kept
 //   HOLD_WEIGHTS          the norms: the weight (and bias) vectors of the
-//                         thread's columns loaded into registers before the
-//                         first row's statistics and kept for every row
-//                         group, so the write pass waits for no load
+//                         thread's columns loaded before the first row's
+//                         statistics and kept for every row group, so the
+//                         write pass waits for no load from memory: 1 in
+//                         registers, 2 in dynamic shared memory after the
+//                         row buffers (each thread reads back what it wrote)
 //   ROW_LOOP              row groups a block takes one after another (1:
 //                         one); the next group's slice is loaded into
 //                         registers while the current one is combined and
@@ -74,7 +76,7 @@
 
 #define PRAGMA_(text) _Pragma(#text)
 #define UNROLL_BY(n) PRAGMA_(unroll n)
-#if CACHE == CACHE_REGISTERS || KEEP_EXP || HOLD_WEIGHTS
+#if CACHE == CACHE_REGISTERS || KEEP_EXP || HOLD_WEIGHTS == 1
 #define PASS_UNROLL UNROLL_BY(ITEMS)   // held[i], ex[i], w_held[i] must stay in registers
 #else
 #define PASS_UNROLL UNROLL_BY(UNROLL)
@@ -448,7 +450,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const index_t col0 = (index_t)rank * NVS * VEC;   // the block's slice of the row starts here
     // row group g of a block is its first plus g times the blocks' count
     const index_t group0 = blockIdx.x / CLUSTER, groups_apart = gridDim.x / CLUSTER;
-#if CACHE == CACHE_SHARED
+#if CACHE == CACHE_SHARED || HOLD_WEIGHTS == 2
     extern __shared__ __align__(16) unsigned char tess_smem[];
 #endif
 #if BULK
@@ -458,7 +460,24 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     __syncthreads();
     if (threadIdx.x < 32) copy_group(reinterpret_cast<storage_t *>(tess_smem), x, nullptr, group0, col0, &bulk_bar[0]);
 #endif
-#if HOLD_WEIGHTS
+#if HOLD_WEIGHTS == 2
+    // the weights' (and bias') slices after the row buffers
+    storage_t *const w_smem = reinterpret_cast<storage_t *>(tess_smem) +
+                              (CACHE == CACHE_SHARED ? (index_t)NBUF * RPB * (C / CLUSTER) : 0);
+#if OP_LAYERNORM
+    storage_t *const b_smem = w_smem + C / CLUSTER;
+#endif
+    for (int j = t; j < NVS; j += TPR) {
+        *reinterpret_cast<vec_t *>(w_smem + (index_t)j * VEC) =
+            *reinterpret_cast<const vec_t *>(weight + col0 + (index_t)j * VEC);
+#if OP_LAYERNORM
+        *reinterpret_cast<vec_t *>(b_smem + (index_t)j * VEC) =
+            *reinterpret_cast<const vec_t *>(bias + col0 + (index_t)j * VEC);
+#endif
+    }
+#define LOAD_WEIGHTS(i, j, w, b) load_vec(w_smem + (index_t)(j) * VEC, w); load_vec(b_smem + (index_t)(j) * VEC, b)
+#define LOAD_WEIGHT(i, j, w) load_vec(w_smem + (index_t)(j) * VEC, w)
+#elif HOLD_WEIGHTS
     vec_t w_held[ITEMS];
 #if OP_LAYERNORM
     vec_t b_held[ITEMS];

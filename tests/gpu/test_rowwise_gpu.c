@@ -92,6 +92,10 @@ int main(void) {
                          "hold_weights=1,bulk=1,bulk_store=1,row_loop=4,cache=shared,cluster=4,vec=8,threads_per_row=512,unroll=1");
         check_pinned(cuda, &dev, norms[i], 333, 1024,
                      "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1");
+        check_pinned(cuda, &dev, norms[i], 37, 65536,
+                     "hold_weights=2,cache=registers,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
+        check_pinned(cuda, &dev, norms[i], 333, 1024,
+                     "hold_weights=2,cache=shared,cluster=1,vec=4,threads_per_row=64,rows_per_block=2,unroll=2");
     }
     check_planted_shortcut(cuda, &dev, "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,"
                                        "online=0,fast_exp=0");

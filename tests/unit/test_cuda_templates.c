@@ -262,10 +262,12 @@ int main(void) {
         static const char *const hold_pins[] = {
             "hold_weights=1,bulk=1,bulk_store=1,row_loop=2,cache=shared,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1",
             "hold_weights=1,cache=registers,cluster=8,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
-            "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1"};
+            "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1",
+            "hold_weights=2,bulk=1,row_loop=2,cache=shared,cluster=8,vec=8,threads_per_row=256,rows_per_block=1,unroll=2",
+            "hold_weights=2,cache=registers,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1"};
         for (int o = 3; o < 6; o++)
-            for (int p = 0; p < 3; p++)
-                if (o < 5 || p > 0) compile_pinned(be, &dev, row_ops[o], TESS_BF16, p == 2 ? rows_mid : rows_long, hold_pins[p]);
+            for (int p = 0; p < 5; p++)
+                if (o < 5 || (p > 0 && p != 3)) compile_pinned(be, &dev, row_ops[o], TESS_BF16, p == 2 ? rows_mid : rows_long, hold_pins[p]);
         /* row groups one after another, the next one's slice loaded early, with and without a cluster */
         static const char *const loop_pins[] = {
             "row_loop=4,cluster=8,cache=registers,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
