@@ -28,9 +28,11 @@
  *   bulk_store        with bulk: the outputs written over the slice in
  *                     shared memory and copied out by bulk copies (not
  *                     cross-entropy)
- *   keep_exp          softmax, online=0: the sum's exponentials kept in
- *                     registers (as floats, 64 at most) for the output, one
- *                     exp per element instead of two, wherever the row is
+ *   keep_exp          softmax: the sum's exponentials kept in registers (as
+ *                     floats, 64 at most) for the output, one exp per
+ *                     element instead of two, wherever the row is (online:
+ *                     each thread's against its own max, then one
+ *                     combination of the row's max and sum)
  *   hold_weights      the norms: the weight (and bias) vectors of a thread's
  *                     columns loaded before the first row's statistics and
  *                     kept for every row group, so the write pass waits for
@@ -119,7 +121,7 @@ static bool no_idle_parameters(const double *v, void *user) {
     if (bulk_store_of(l, v) && !bulk_of(l, v)) return false;
     if (loops_of(l, v) && (!l->loops || ((int)v[l->cache] != CACHE_REGISTERS && !bulk_of(l, v)))) return false;
     const bool keep = l->keep_exp >= 0 && v[l->keep_exp] == 1, hold = l->hold >= 0 && v[l->hold] == 1;
-    if (keep && (v[l->online] == 1 || (l->max_sub >= 0 && v[l->max_sub] == 0))) return false;
+    if (keep && l->max_sub >= 0 && v[l->max_sub] == 0) return false;
     /* kept exponentials and held weights unroll the passes fully */
     if (((int)v[l->cache] == CACHE_REGISTERS || keep || hold) && v[l->unroll] != 1) return false;
     if (l->read_once_online && v[l->online] == 1 && (int)v[l->cache] != CACHE_GLOBAL) return false;
@@ -227,7 +229,7 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
                                             "unroll 1 with the row in registers, keep_exp or hold_weights; online needs max_sub=1; "
                                             "cross-entropy online keeps no row (cache=global); keep_exp needs "
-                                            "online=0, max_sub=1; row_loop > 1 needs "
+                                            "max_sub=1; row_loop > 1 needs "
                                             "cache=registers or bulk=1, neither cross-entropy nor add_rmsnorm; "
                                             "bulk=1 needs cache=shared and slices of a multiple of 16 bytes; "
                                             "bulk_store=1 needs bulk=1");

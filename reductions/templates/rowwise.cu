@@ -36,10 +36,12 @@
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
 //   ONLINE                softmax: max and sum in one pass, the sum rescaled
 //                         when the max grows (two passes over the row, not three)
-//   KEEP_EXP              softmax, two passes after the max: the
-//                         exponentials of the sum's pass kept in registers
-//                         as floats for the output's (one exp per element),
-//                         wherever the row is kept
+//   KEEP_EXP              softmax: the exponentials of the sum's pass kept
+//                         in registers as floats for the output's (one exp
+//                         per element), wherever the row is kept; with
+//                         ONLINE each thread's against its own max, the
+//                         row's (max, sum) then combined once and the
+//                         output rescaled (one combination, not two)
 //   HOLD_WEIGHTS          the norms: the weight (and bias) vectors of the
 //                         thread's columns loaded before the first row's
 //                         statistics and kept for every row group, so the
@@ -94,8 +96,8 @@
 #endif
 #define REG_LOOP (ROW_LOOP > 1 && CACHE == CACHE_REGISTERS)   // the next slice in registers
 #define NBUF (ROW_LOOP > 1 && BULK ? 2 : 1)                    // shared memory buffers of row groups
-#if KEEP_EXP && !(OP_SOFTMAX && MAX_SUB && !ONLINE)
-#error "KEEP_EXP needs softmax, max_sub=1 and online=0"
+#if KEEP_EXP && !(OP_SOFTMAX && MAX_SUB)
+#error "KEEP_EXP needs softmax and max_sub=1"
 #endif
 #if HOLD_WEIGHTS && !(OP_LAYERNORM || OP_RMSNORM || OP_ADD_RMSNORM)
 #error "HOLD_WEIGHTS needs a norm"
@@ -596,7 +598,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     PASS_UNROLL
     FOR_MINE(i, j) {
         LOAD_AND_KEEP(i, j);
-#if MAX_SUB && ONLINE
+#if MAX_SUB && ONLINE && !KEEP_EXP
         float mv = f[0];
 #pragma unroll
         for (int k = 1; k < VEC; ++k) mv = fmaxf(mv, f[k]);
@@ -614,7 +616,24 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         for (int k = 0; k < VEC; ++k) s += EXP(f[k]);
 #endif
     }
-#if MAX_SUB && ONLINE
+#if MAX_SUB && ONLINE && KEEP_EXP
+    // the exponentials against this thread's own max, kept, then one
+    // combination of (max, sum) over the row; the output rescales them
+    const float m_own = m, m_ref = m == NEG_INF ? 0.0f : m;   // -inf: no elements, or all -inf
+    float ex[ITEMS][VEC];
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            ex[i][k] = EXP(f[k] - m_ref);
+            s += ex[i][k];
+        }
+    }
+    __shared__ float red_s[RPB][WPR];
+    row_reduce_online(m, s, red, red_s, part[0], part[1]);
+    const float rescale = m_own == NEG_INF ? 0.0f : EXP(m_own - m);
+#elif MAX_SUB && ONLINE
     __shared__ float red_s[RPB][WPR];
     row_reduce_online(m, s, red, red_s, part[0], part[1]);
 #elif MAX_SUB
@@ -657,11 +676,16 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     }
 #else
     const float inv = 1.0f / s;
+#if KEEP_EXP && ONLINE
+    const float scale = rescale * inv;
+#elif KEEP_EXP
+    const float scale = inv;
+#endif
     PASS_UNROLL
     FOR_MINE(i, j) {
 #if KEEP_EXP
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) f[k] = ex[i][k] * inv;
+        for (int k = 0; k < VEC; ++k) f[k] = ex[i][k] * scale;
 #else
         FETCH(i, j);
 #pragma unroll

@@ -85,6 +85,10 @@ int main(void) {
     /* softmax's exponentials kept beside a row in shared memory; the norms' weights held in registers */
     check_pinned(cuda, &dev, "softmax", 37, 65536,
                  "keep_exp=1,bulk=1,cache=shared,online=0,cluster=2,row_loop=2,vec=8,threads_per_row=512,unroll=1");
+    check_pinned(cuda, &dev, "softmax", 37, 65536,
+                 "keep_exp=1,bulk=1,cache=shared,online=1,cluster=4,row_loop=2,vec=8,threads_per_row=512,unroll=1");
+    check_pinned(cuda, &dev, "softmax", 333, 1024,
+                 "keep_exp=1,cache=registers,online=1,cluster=1,vec=8,threads_per_row=32,rows_per_block=4,unroll=1");
     static const char *const norms[] = {"layernorm", "rmsnorm", "add_rmsnorm"};
     for (int i = 0; i < 3; i++) {
         if (i < 2)

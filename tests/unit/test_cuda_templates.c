@@ -259,6 +259,10 @@ int main(void) {
                        "keep_exp=1,bulk=1,cache=shared,online=0,cluster=2,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
         compile_pinned(be, &dev, &tess_op_softmax, TESS_F16, rows_mid,
                        "keep_exp=1,cache=global,online=0,vec=8,threads_per_row=256,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_long,
+                       "keep_exp=1,bulk=1,cache=shared,online=1,cluster=4,row_loop=2,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_F32, rows_mid,
+                       "keep_exp=1,cache=registers,online=1,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
         static const char *const hold_pins[] = {
             "hold_weights=1,bulk=1,bulk_store=1,row_loop=2,cache=shared,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1",
             "hold_weights=1,cache=registers,cluster=8,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
