@@ -59,6 +59,8 @@ tess_status tess_activation_cpu_emit(const tess_op *op, const tess_task *t, cons
         "#define N %lldLL\n#define THREADS %d\n"
         "#define ACT_FN static inline\n#define EXP_F exp_poly\n#define ERF_F erf_poly\n#define TANH_F tanh_poly\n"
         "#define FAST_EXP_F exp_poly\n#define HW_TANH 0\n"
+        "#define POLY_FN static inline\n#define POLY_SIMD _Pragma(\"omp declare simd notinbranch\")\n"
+        "#define POLY_EXP exp_poly\n#define POLY_RCP(v) (1.0f / (v))\n"
         "#define %s 1\n#define APPROX %d\n#define FAST_TANH 0\n#define FAST_EXP 0\n",
         (long long)tess_shape_elements(t->shape, t->ndim), (int)tess_config_get(s, c, "threads"), info->macro,
         approx);

@@ -5,6 +5,8 @@
  *   vec     elements per load (at most 16 bytes)
  *   block   threads per block
  *   items   vectors per thread, BLOCK apart (loads in flight)
+ *   erf     gelu: libdevice's erff, or erf_poly (templates/erf_tanh_poly.c:
+ *           within 1.5e-7, on __expf and __fdividef; fewer instructions)
  * Shortcut, with an error budget, one per operator (tess_activation_info):
  * approx (gelu), fast_tanh (gelu_tanh), fast_exp (silu, swiglu); __expf is
  * the fast exp, tanh.approx.f32 the fast tanh.
@@ -18,6 +20,9 @@
 extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_activation_h[];
 extern const char tess_src_reductions_templates_activation_cu[];
+extern const char tess_src_reductions_templates_erf_tanh_poly_c[];
+
+static const char *const erf_labels[] = {"libdevice", "poly"};
 
 tess_status tess_activation_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev,
                                        tess_space **out) {
@@ -29,6 +34,10 @@ tess_status tess_activation_cuda_space(const tess_op *op, const tess_task *t, co
     tess_status st = tess_space_add(s, "vec", nvec, vecs, nvec - 1);
     if (!st) st = tess_space_add(s, "block", 4, blocks, 1);
     if (!st) st = tess_space_add(s, "items", 4, items, 1);
+    /* recorded before erf existed: libdevice's */
+    const bool gelu = tess_activation_of(op)->kind == TESS_ACT_GELU;
+    if (!st && gelu) st = tess_space_add_labels(s, "erf", 2, erf_labels, 1);
+    if (!st && gelu) st = tess_space_set_optional(s, "erf", 0);
     if (!st && tess_error_budget(t) > 0) st = tess_shortcut_add(s, tess_activation_of(op)->shortcut, 0, 1);
     if (st) {
         tess_space_destroy(s);
@@ -58,13 +67,17 @@ tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, con
         "// launch: %s grid %lld, block %d\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define N %lldLL\n#define VEC %d\n#define BLOCK %d\n#define ITEMS %d\n"
-        "#define ACT_FN __device__ __forceinline__\n#define EXP_F expf\n#define ERF_F erff\n#define TANH_F tanhf\n"
+        "#define ACT_FN __device__ __forceinline__\n#define EXP_F expf\n#define ERF_F %s\n#define TANH_F tanhf\n"
         "#define FAST_EXP_F __expf\n#define HW_TANH 1\n"
+        "#define POLY_FN __device__ __forceinline__\n#define POLY_SIMD\n#define POLY_EXP __expf\n"
+        "#define POLY_RCP(v) __fdividef(1.0f, v)\n"
         "#define APPROX %d\n#define FAST_TANH %d\n#define FAST_EXP %d\n\n",
         op->name, (long long)n, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda", config, entry,
         (long long)grid, block, info->macro, tess_storage_macro(t), tess_storage_size(t), (long long)n, vec,
-        block, items, (int)tess_config_get_or(s, c, "approx", 0), (int)tess_config_get_or(s, c, "fast_tanh", 0), (int)tess_config_get_or(s, c, "fast_exp", 0));
+        block, items, (int)tess_config_get_or(s, c, "erf", 0) ? "erf_poly" : "erff", (int)tess_config_get_or(s, c, "approx", 0), (int)tess_config_get_or(s, c, "fast_tanh", 0), (int)tess_config_get_or(s, c, "fast_exp", 0));
     tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
+    tess_strbuf_puts(&b, "\n");
+    tess_strbuf_puts(&b, tess_src_reductions_templates_erf_tanh_poly_c);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_activation_h);
     tess_strbuf_puts(&b, "\n");

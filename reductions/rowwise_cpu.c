@@ -14,6 +14,9 @@
  *   online      softmax kinds: the max and the sum in one pass
  *   exp         softmax kinds: libm's expf, or exp_poly (templates/exp_poly.c,
  *               as exact, and vectorized by `omp simd`)
+ *   keep_exp    softmax, online=0: the sum's exponentials kept as floats
+ *               on the thread's stack for the output (one exp per element
+ *               instead of two; rows of at most 64 Ki elements: 256 KiB)
  * Shortcuts, with an error budget:
  *   max_sub     softmax: 0 skips subtracting the row's max (unsafe for large logits)
  *   fast_math   compile with -ffast-math (vectorized, reassociated exp and sqrt)
@@ -31,9 +34,13 @@ extern const char tess_src_reductions_templates_exp_poly_c[];
 
 static const char *const exp_labels[] = {"libm", "poly"};
 
-static bool online_needs_max_sub(const double *v, void *user) {
-    const int *p = user;   /* indices of online and max_sub */
-    return v[p[0]] == 0 || v[p[1]] == 1;
+#define MAX_KEPT_EXPS 65536   /* floats of a row's exponentials on a thread's stack */
+
+/* online needs the max; kept exponentials come from a pass of their own */
+static bool online_alone(const double *v, void *user) {
+    const int *p = user;   /* indices of online, max_sub and keep_exp (-1: absent) */
+    if (p[1] >= 0 && v[p[0]] == 1 && v[p[1]] == 0) return false;
+    return p[2] < 0 || v[p[0]] == 0 || v[p[2]] == 0;
 }
 
 tess_status tess_rowwise_cpu_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
@@ -47,11 +54,17 @@ tess_status tess_rowwise_cpu_space(const tess_op *op, const tess_task *t, const 
     /* recorded before exp existed: libm's */
     if (!st && softmax) st = tess_space_add_labels(s, "exp", 2, exp_labels, 1);
     if (!st && softmax) st = tess_space_set_optional(s, "exp", 0);
+    /* recorded before keep_exp existed: exponentials computed twice */
+    const bool keep = tess_rowwise_of(op)->kind == TESS_ROW_SOFTMAX && t->shape[1] <= MAX_KEPT_EXPS;
+    if (!st && keep) st = tess_space_add(s, "keep_exp", 2, flag, 0);
+    if (!st && keep) st = tess_space_set_optional(s, "keep_exp", 0);
     if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "max_sub", 1, 0);
     if (!st && shortcuts) st = tess_shortcut_add(s, "fast_math", 0, 1);
-    if (!st && softmax && shortcuts) {
-        const int idx[2] = {tess_space_param_index(s, "online"), tess_space_param_index(s, "max_sub")};
-        st = tess_space_add_constraint_copy(s, online_needs_max_sub, idx, sizeof idx, "online needs max_sub=1");
+    if (!st && softmax) {
+        const int idx[3] = {tess_space_param_index(s, "online"), tess_space_param_index(s, "max_sub"),
+                            tess_space_param_index(s, "keep_exp")};
+        st = tess_space_add_constraint_copy(s, online_alone, idx, sizeof idx,
+                                            "online needs max_sub=1 and keep_exp=0");
     }
     if (st) {
         tess_space_destroy(s);
@@ -68,7 +81,7 @@ static void print_loop(tess_strbuf *b, bool simd, const char *reduction, const c
     tess_strbuf_printf(b, "        for (long long c = 0; c < C; c++) %s\n", body);
 }
 
-static void print_softmax(tess_strbuf *b, tess_rowwise_kind kind, bool simd, bool online, bool max_sub) {
+static void print_softmax(tess_strbuf *b, tess_rowwise_kind kind, bool simd, bool online, bool max_sub, bool keep) {
     const bool ce = kind == TESS_ROW_CROSS_ENTROPY;
     tess_strbuf_puts(b, "    const storage_t *restrict x = buffers[0];\n");
     if (ce)
@@ -102,7 +115,12 @@ static void print_softmax(tess_strbuf *b, tess_rowwise_kind kind, bool simd, boo
             /* a comparison, not fmaxf: that is a call per element unless NaNs are ruled out */
             print_loop(b, simd, "max : m", "{ const float v = load_real(xr, c); m = v > m ? v : m; }");
         }
-        print_loop(b, simd, "+ : s", "s += EXP(load_real(xr, c) - m);");
+        if (keep) {
+            tess_strbuf_puts(b, "        float ex[C];   /* the row's exponentials, for the output */\n");
+            print_loop(b, simd, "+ : s", "{ ex[c] = EXP(load_real(xr, c) - m); s += ex[c]; }");
+        } else {
+            print_loop(b, simd, "+ : s", "s += EXP(load_real(xr, c) - m);");
+        }
     }
     switch (kind) {
     case TESS_ROW_CROSS_ENTROPY:
@@ -116,7 +134,7 @@ static void print_softmax(tess_strbuf *b, tess_rowwise_kind kind, bool simd, boo
         break;
     default:
         tess_strbuf_puts(b, "        const float inv = 1 / s;\n");
-        print_loop(b, simd, NULL, "store_real(yr, c, EXP(load_real(xr, c) - m) * inv);");
+        print_loop(b, simd, NULL, keep ? "store_real(yr, c, ex[c] * inv);" : "store_real(yr, c, EXP(load_real(xr, c) - m) * inv);");
     }
     tess_strbuf_puts(b, "    }\n");
 }
@@ -169,7 +187,8 @@ tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const t
     const tess_rowwise_info *info = tess_rowwise_of(op);
     const int threads = (int)tess_config_get(s, c, "threads"), simd = (int)tess_config_get(s, c, "simd");
     const bool online = (int)tess_config_get_or(s, c, "online", 0), max_sub = (int)tess_config_get_or(s, c, "max_sub", 1),
-               exp_poly = (int)tess_config_get_or(s, c, "exp", 0) == 1;
+               exp_poly = (int)tess_config_get_or(s, c, "exp", 0) == 1,
+               keep = (int)tess_config_get_or(s, c, "keep_exp", 0) == 1;
     char config[512];
     tess_status st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
@@ -190,7 +209,7 @@ tess_status tess_rowwise_cpu_emit(const tess_op *op, const tess_task *t, const t
     if (exp_poly) tess_strbuf_printf(&b, "#define EXP(x) exp_poly(x)\n%s", tess_src_reductions_templates_exp_poly_c);
     else if (softmax) tess_strbuf_puts(&b, "#define EXP(x) expf(x)\n");
     tess_strbuf_printf(&b, "\nvoid tess_%s(void *const *buffers) {\n", op->name);
-    if (softmax) print_softmax(&b, info->kind, simd, online, max_sub);
+    if (softmax) print_softmax(&b, info->kind, simd, online, max_sub, keep);
     else print_norm(&b, info->kind, simd);
     tess_strbuf_puts(&b, "}\n");
     st = tess_strbuf_finish(&b, &out->code);

@@ -17,12 +17,27 @@
  *   online            softmax kinds: max and sum in one pass (cross-entropy
  *                     then reads its row once: cache global)
  *   row_loop          row groups per block, one after another, the next
- *                     one's slice loaded into registers while the current
- *                     one is combined and written (the row in registers,
- *                     twice the registers; not cross-entropy, add_rmsnorm)
- *   keep_exp          softmax, the row in registers, online=0: the sum's
- *                     exponentials kept (as floats, 64 at most) for the
- *                     output, one exp per element instead of two
+ *                     one's slice loaded while the current one is combined
+ *                     and written: into registers (the row in registers,
+ *                     twice the registers) or, with bulk, into a second
+ *                     shared memory buffer; not cross-entropy, add_rmsnorm
+ *   bulk              sm_90, cache=shared: the row's slice copied into
+ *                     shared memory by bulk copies (cp.async.bulk) on an
+ *                     mbarrier, all of it in flight at once (slices of a
+ *                     multiple of 16 bytes; not add_rmsnorm)
+ *   bulk_store        with bulk: the outputs written over the slice in
+ *                     shared memory and copied out by bulk copies (not
+ *                     cross-entropy)
+ *   keep_exp          softmax: the sum's exponentials kept in registers (as
+ *                     floats, 64 at most) for the output, one exp per
+ *                     element instead of two, wherever the row is (online:
+ *                     each thread's against its own max, then one
+ *                     combination of the row's max and sum)
+ *   hold_weights      the norms: the weight (and bias) vectors of a thread's
+ *                     columns loaded before the first row's statistics and
+ *                     kept for every row group, so the write pass waits for
+ *                     no load from memory: 1 in registers (256 bytes at
+ *                     most), 2 in shared memory after the row's buffers
  * Shortcuts, with an error budget: fast_exp (__expf), max_sub=0 (softmax
  * without the max: unsafe for large logits), fast_rsqrt (rsqrtf).
  */
@@ -45,16 +60,20 @@ enum { CACHE_REGISTERS, CACHE_SHARED, CACHE_GLOBAL };
 
 /* What the constraints need: the parameters' indices, the row and the device. */
 typedef struct row_limits {
-    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp, row_loop;   /* indices; -1: absent */
+    int vec, tpr, rpb, cache, unroll, online, max_sub, cluster, keep_exp, row_loop, bulk, bulk_store, hold;   /* indices; -1: absent */
     bool read_once_online;          /* online reads the row once (cross-entropy): nothing to keep */
     bool loops;                     /* the operator may take row groups one after another */
+    bool bulk_ok;                   /* the operator may have its rows copied in by bulk copies */
     int64_t cols;
-    int esize;
+    int esize, nweights;
     int64_t smem;                   /* dynamic shared memory a block may have */
     int max_threads;
 } row_limits;
 
 static int64_t cluster_of(const row_limits *l, const double *v) { return l->cluster < 0 ? 1 : (int64_t)v[l->cluster]; }
+static bool bulk_of(const row_limits *l, const double *v) { return l->bulk >= 0 && v[l->bulk] > 0; }
+static bool bulk_store_of(const row_limits *l, const double *v) { return l->bulk_store >= 0 && v[l->bulk_store] > 0; }
+static bool loops_of(const row_limits *l, const double *v) { return l->row_loop >= 0 && v[l->row_loop] > 1; }
 
 static int64_t items_of(const row_limits *l, const double *v) {
     const int64_t nv = l->cols / (int64_t)v[l->vec] / cluster_of(l, v), tpr = (int64_t)v[l->tpr];
@@ -74,26 +93,37 @@ static bool block_size_ok(const double *v, void *user) {
 
 static bool cache_fits(const double *v, void *user) {
     const row_limits *l = user;
+    const int64_t elements = items_of(l, v) * (int64_t)v[l->vec];
+    if (l->keep_exp >= 0 && v[l->keep_exp] == 1 && elements > MAX_EXPS) return false;
+    if (l->hold >= 0 && v[l->hold] == 1 && elements * l->esize * l->nweights > MAX_HELD_BYTES) return false;
+    const int64_t weights_smem = l->hold >= 0 && v[l->hold] == 2 ? l->nweights * l->cols / cluster_of(l, v) * l->esize : 0;
     switch ((int)v[l->cache]) {
     case CACHE_REGISTERS:
-        return items_of(l, v) * (int64_t)v[l->vec] * l->esize * (l->row_loop >= 0 && v[l->row_loop] > 1 ? 2 : 1) <=
-                   MAX_HELD_BYTES &&
-               (l->keep_exp < 0 || v[l->keep_exp] == 0 || items_of(l, v) * (int64_t)v[l->vec] <= MAX_EXPS);
-    case CACHE_SHARED: return (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + REDUCE_SMEM <= l->smem;
-    default: return true;
+        return elements * l->esize * (loops_of(l, v) ? 2 : 1) <= MAX_HELD_BYTES &&
+               weights_smem + REDUCE_SMEM <= l->smem;
+    case CACHE_SHARED:   /* two buffers of row groups with bulk copies and row_loop */
+        return (loops_of(l, v) ? 2 : 1) * (int64_t)v[l->rpb] * l->cols / cluster_of(l, v) * l->esize + weights_smem +
+                   REDUCE_SMEM <=
+               l->smem;
+    default: return weights_smem + REDUCE_SMEM <= l->smem;
     }
 }
 
 /* unroll only means something for loops over a row in memory; online needs
  * the max; a row read once is kept nowhere; exponentials are kept only
- * beside a row in registers, between the two passes after the max */
+ * beside a row in registers, between the two passes after the max; bulk
+ * copies fill shared memory, in whole 16-byte units */
 static bool no_idle_parameters(const double *v, void *user) {
     const row_limits *l = user;
-    if (l->row_loop >= 0 && v[l->row_loop] > 1 && (!l->loops || (int)v[l->cache] != CACHE_REGISTERS)) return false;
-    if (l->keep_exp >= 0 && v[l->keep_exp] == 1 &&
-        ((int)v[l->cache] != CACHE_REGISTERS || v[l->online] == 1 || (l->max_sub >= 0 && v[l->max_sub] == 0)))
+    if (bulk_of(l, v) && ((int)v[l->cache] != CACHE_SHARED || !l->bulk_ok ||
+                          l->cols / cluster_of(l, v) * l->esize % 16 != 0))
         return false;
-    if ((int)v[l->cache] == CACHE_REGISTERS && v[l->unroll] != 1) return false;
+    if (bulk_store_of(l, v) && !bulk_of(l, v)) return false;
+    if (loops_of(l, v) && (!l->loops || ((int)v[l->cache] != CACHE_REGISTERS && !bulk_of(l, v)))) return false;
+    const bool keep = l->keep_exp >= 0 && v[l->keep_exp] == 1, hold = l->hold >= 0 && v[l->hold] == 1;
+    if (keep && l->max_sub >= 0 && v[l->max_sub] == 0) return false;
+    /* kept exponentials and held weights unroll the passes fully */
+    if (((int)v[l->cache] == CACHE_REGISTERS || keep || hold) && v[l->unroll] != 1) return false;
     if (l->read_once_online && v[l->online] == 1 && (int)v[l->cache] != CACHE_GLOBAL) return false;
     return l->online < 0 || l->max_sub < 0 || v[l->online] == 0 || v[l->max_sub] == 1;
 }
@@ -116,8 +146,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     const bool has_clusters = tess_arch_parse(dev->arch, &cc, &arch_specific) == TESS_OK && cc >= 90;
     const int nvec = 16 / esize < 8 ? 3 : 4;   /* loads of at most 16 bytes */
     const tess_rowwise_kind kind = tess_rowwise_of(op)->kind;
-    row_limits l = {.cols = cols, .esize = esize, .online = -1, .max_sub = -1, .cluster = -1, .keep_exp = -1,
-                    .row_loop = -1, .loops = kind != TESS_ROW_CROSS_ENTROPY && kind != TESS_ROW_ADD_RMSNORM,
+    row_limits l = {.cols = cols, .esize = esize, .nweights = tess_rowwise_of(op)->nweights, .hold = -1, .online = -1, .max_sub = -1, .cluster = -1, .keep_exp = -1,
+                    .row_loop = -1, .bulk = -1, .bulk_store = -1, .loops = kind != TESS_ROW_CROSS_ENTROPY && kind != TESS_ROW_ADD_RMSNORM,
+                    .bulk_ok = kind != TESS_ROW_ADD_RMSNORM,
                     .read_once_online = kind == TESS_ROW_CROSS_ENTROPY,
                     .smem = dev->smem_per_block_optin > 0 ? dev->smem_per_block_optin : dev->smem_per_block,
                     .max_threads = dev->max_threads_per_block > 0 ? dev->max_threads_per_block : 1024};
@@ -154,9 +185,19 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     const bool keep_default = dcache == CACHE_REGISTERS && items * (int64_t)vecs[dvec] <= MAX_EXPS;
     if (!st && keep_exp) st = tess_space_add(s, "keep_exp", 2, flag, keep_default);
     if (!st && keep_exp) st = tess_space_set_optional(s, "keep_exp", 0);
+    /* recorded before hold_weights existed: the weights loaded in the write pass */
+    const double holds[] = {0, 1, 2};
+    if (!st && l.nweights > 0) st = tess_space_add(s, "hold_weights", 3, holds, 0);
+    if (!st && l.nweights > 0) st = tess_space_set_optional(s, "hold_weights", 0);
     /* recorded before clusters existed: none */
     if (!st && has_clusters) st = tess_space_add(s, "cluster", 4, clusters, 0);
     if (!st && has_clusters) st = tess_space_set_optional(s, "cluster", 1);
+    /* recorded before bulk copies existed: plain loads */
+    if (!st && has_clusters && l.bulk_ok) st = tess_space_add(s, "bulk", 2, flag, 0);
+    if (!st && has_clusters && l.bulk_ok) st = tess_space_set_optional(s, "bulk", 0);
+    const bool store_ok = has_clusters && l.bulk_ok && kind != TESS_ROW_CROSS_ENTROPY;
+    if (!st && store_ok) st = tess_space_add(s, "bulk_store", 2, flag, 0);
+    if (!st && store_ok) st = tess_space_set_optional(s, "bulk_store", 0);
     if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "fast_exp", 0, 1);
     if (!st && softmax && shortcuts) st = tess_shortcut_add(s, "max_sub", 1, 0);
     if (!st && !softmax && shortcuts) st = tess_shortcut_add(s, "fast_rsqrt", 0, 1);
@@ -171,6 +212,9 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
         l.cluster = tess_space_param_index(s, "cluster");
         l.keep_exp = tess_space_param_index(s, "keep_exp");
         l.row_loop = tess_space_param_index(s, "row_loop");
+        l.bulk = tess_space_param_index(s, "bulk");
+        l.bulk_store = tess_space_param_index(s, "bulk_store");
+        l.hold = tess_space_param_index(s, "hold_weights");
         st = tess_space_add_constraint_copy(s, vec_divides_row, &l, sizeof l, "C % (vec * cluster) == 0");
     }
     if (!st)
@@ -179,13 +223,16 @@ tess_status tess_rowwise_cuda_space(const tess_op *op, const tess_task *t, const
     if (!st)
         st = tess_space_add_constraint_copy(s, cache_fits, &l, sizeof l,
                                             "the row (its slice, in a cluster) fits where cache keeps it (256 bytes "
-                                            "per thread in registers, shared memory per block)");
+                                            "per thread in registers, shared memory per block); kept "
+                                            "exponentials 64 floats, held weights 256 bytes per thread");
     if (!st)
         st = tess_space_add_constraint_copy(s, no_idle_parameters, &l, sizeof l,
-                                            "unroll 1 with the row in registers; online needs max_sub=1; "
+                                            "unroll 1 with the row in registers, keep_exp or hold_weights; online needs max_sub=1; "
                                             "cross-entropy online keeps no row (cache=global); keep_exp needs "
-                                            "cache=registers, online=0, max_sub=1; row_loop > 1 needs "
-                                            "cache=registers, neither cross-entropy nor add_rmsnorm");
+                                            "max_sub=1; row_loop > 1 needs "
+                                            "cache=registers or bulk=1, neither cross-entropy nor add_rmsnorm; "
+                                            "bulk=1 needs cache=shared and slices of a multiple of 16 bytes; "
+                                            "bulk_store=1 needs bulk=1");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -200,7 +247,8 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     const int vec = (int)tess_config_get(s, c, "vec"), tpr = (int)tess_config_get(s, c, "threads_per_row"),
               rpb = (int)tess_config_get(s, c, "rows_per_block"), cache = (int)tess_config_get(s, c, "cache"),
               unroll = (int)tess_config_get(s, c, "unroll"), cluster = (int)tess_config_get_or(s, c, "cluster", 1),
-              row_loop = (int)tess_config_get_or(s, c, "row_loop", 1);
+              row_loop = (int)tess_config_get_or(s, c, "row_loop", 1), bulk = (int)tess_config_get_or(s, c, "bulk", 0),
+              bulk_store = (int)tess_config_get_or(s, c, "bulk_store", 0);
     if (vec < 1 || tpr < 1 || rpb < 1 || cache < 0 || unroll < 1 || cluster < 1 || row_loop < 1)
         return tess_error(TESS_ERR_ARG, "%s cuda: the space is not a row-wise cuda space", op->name);
     const int64_t rows = t->shape[0], cols = t->shape[1];
@@ -213,7 +261,11 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
     if (st) return st;
     snprintf(entry, sizeof entry, "%s_rows", op->name);
     const int64_t groups = (rows + rpb - 1) / rpb, blocks = (groups + row_loop - 1) / row_loop * cluster;
-    const unsigned smem = cache == CACHE_SHARED ? (unsigned)(rpb * cols / cluster * tess_storage_size(t)) : 0;
+    const int buffers = bulk && row_loop > 1 ? 2 : 1;
+    const int hold = (int)tess_config_get_or(s, c, "hold_weights", 0);
+    const unsigned smem =
+        (unsigned)((cache == CACHE_SHARED ? buffers * rpb * cols / cluster * tess_storage_size(t) : 0) +
+                   (hold == 2 ? info->nweights * cols / cluster * tess_storage_size(t) : 0));
     tess_strbuf b = {0};
     tess_strbuf_printf(&b,
         "// %s over %lld rows of %lld %s elements for %s, generated by tessera.\n"
@@ -221,12 +273,13 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         "// launch: %s grid %lld, block %d, dynamic shared memory %u bytes\n"
         "#define %s 1\n#define %s\n#define STORAGE_BYTES %d\n"
         "#define R %lldLL\n#define C %lld\n#define VEC %d\n#define TPR %d\n#define RPB %d\n#define ITEMS %lld\n"
-        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ROW_LOOP %d\n#define ONLINE %d\n#define KEEP_EXP %d\n"
+        "#define CACHE %d\n#define UNROLL %d\n#define CLUSTER %d\n#define ROW_LOOP %d\n#define BULK %d\n#define BULK_STORE %d\n#define ONLINE %d\n#define KEEP_EXP %d\n#define HOLD_WEIGHTS %d\n"
         "#define FAST_EXP %d\n#define MAX_SUB %d\n#define FAST_RSQRT %d\n",
         op->name, (long long)rows, (long long)cols, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda",
         config, entry, (long long)blocks, tpr * rpb, smem, info->macro, tess_storage_macro(t),
-        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster, row_loop,
+        tess_storage_size(t), (long long)rows, (long long)cols, vec, tpr, rpb, (long long)items, cache, unroll, cluster, row_loop, bulk, bulk_store,
         (int)tess_config_get_or(s, c, "online", 0), (int)tess_config_get_or(s, c, "keep_exp", 0),
+        hold,
         (int)tess_config_get_or(s, c, "fast_exp", 0), (int)tess_config_get_or(s, c, "max_sub", 1),
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
     if (!tess_rowwise_is_softmax(op)) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));

@@ -21,7 +21,8 @@
  * bounds the stack arrays of one launch. */
 #define PARAMS_MAX 256
 
-/* Dynamic shared memory above this needs an explicit opt-in per function. */
+/* A block's shared memory above this, static and dynamic together, needs an
+ * explicit opt-in per function (of its dynamic size). */
 #define DEFAULT_DYNAMIC_SMEM_LIMIT (48 * 1024)
 
 static int func_attribute(const tess_cuda_driver *drv, CUfunction fn, CUfunction_attribute a) {
@@ -118,7 +119,8 @@ tess_status tess_cuda_load(void *ctx, const tess_blob *bin, const tess_kernel_so
             st = tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, what);
             break;
         }
-        if (l->shared_bytes > DEFAULT_DYNAMIC_SMEM_LIMIT) {
+        const int static_bytes = func_attribute(drv, m->fn[i], CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+        if (l->shared_bytes + (unsigned)(static_bytes > 0 ? static_bytes : 0) > DEFAULT_DYNAMIC_SMEM_LIMIT) {
             r = drv->cuFuncSetAttribute(m->fn[i], CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                         (int)l->shared_bytes);
             if (r != CUDA_SUCCESS) st = tess_cuda_fail(drv, r, TESS_ERR_RUNTIME, what);

@@ -1,8 +1,10 @@
 // activation.cu - an elementwise activation over N elements: y = f(x), or
 // y = f(gate, up) for the gated form (ACT_SWIGLU). Thread t of block b
 // handles vectors b * BLOCK * ITEMS + t + k * BLOCK, k < ITEMS (VEC elements
-// each: coalesced 16-byte loads at most, ITEMS of them in flight); block 0
-// also handles the N % VEC elements after the last whole vector.
+// each: coalesced 16-byte loads at most). All ITEMS loads are issued before
+// the first result is computed (predicated, not behind a branch each), so
+// they are in flight together however long the activation's arithmetic;
+// block 0 also handles the N % VEC elements after the last whole vector.
 //
 // Defined by the generator above this text, besides storage.cuh's and
 // activation.h's macros: N, BLOCK, ITEMS.
@@ -31,18 +33,31 @@ swiglu_elementwise(const storage_t *__restrict__ x, const storage_t *__restrict_
     float f[VEC];
 #if ACT_SWIGLU
     float g[VEC];
+    vec_t held_up[ITEMS];
 #endif
+    vec_t held[ITEMS];
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const index_t v = first + (index_t)i * BLOCK;
-        if (v >= NV) break;
-        load_vec(x + v * VEC, f);
+        if (v < NV) {
+            held[i] = *reinterpret_cast<const vec_t *>(x + v * VEC);
 #if ACT_SWIGLU
-        load_vec(up + v * VEC, g);
+            held_up[i] = *reinterpret_cast<const vec_t *>(up + v * VEC);
+#endif
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const index_t v = first + (index_t)i * BLOCK;
+        if (v < NV) {
+            unpack_vec(held[i], f);
+#if ACT_SWIGLU
+            unpack_vec(held_up[i], g);
 #endif
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) APPLY(k);
-        store_vec(y + v * VEC, f);
+            for (int k = 0; k < VEC; ++k) APPLY(k);
+            store_vec(y + v * VEC, f);
+        }
     }
     if (N % VEC != 0 && blockIdx.x == 0 && threadIdx.x < N % VEC) {
         const index_t e = (index_t)NV * VEC + threadIdx.x;

@@ -1,7 +1,8 @@
 /* activation.h - the activations' formulas in f32, shared by the generated
  * C and CUDA kernels. Defined above this text: ACT_FN (the functions'
  * qualifiers), EXP_F, ERF_F and TANH_F (the exact functions: libdevice's on
- * the GPU, straight-line ones that vectorize in C), FAST_EXP_F (an exp,
+ * the GPU, or erf_tanh_poly.c's erf, straight-line ones that vectorize in
+ * C), FAST_EXP_F (an exp,
  * fast where the target has one), HW_TANH
  * (1: the GPU's tanh.approx.f32, one instruction with a relative error
  * below 2^-10.9; 0: tanh from the fast exp), one of ACT_GELU, ACT_GELU_TANH,

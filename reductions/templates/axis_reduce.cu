@@ -2,10 +2,13 @@
 // y[o][i] = FINISH(COMBINE over k of x[o][k][i]), accumulated in f32.
 // INNER == 1 (the last axis): a block of BLOCK threads per output, strided
 // over its row by vectors of VEC elements, then warp shuffles and one slot
-// per warp. Otherwise one thread per VEC consecutive outputs (one vector
+// per warp. Otherwise SPLIT threads per VEC consecutive outputs (one vector
 // load of each k), consecutive threads on consecutive vectors so every
-// load of a warp is coalesced, the loop over k unrolled by UNROLL.
-// Defined above this text: OUTER, N, INNER, BLOCK, UNROLL, INIT,
+// load of a warp is coalesced: the block's BLOCK / SPLIT vectors of outputs
+// times SPLIT parts of the reduced axis, thread part p taking k = p, p +
+// SPLIT, ... (the loop unrolled by UNROLL), the parts then combined in
+// order through shared memory by part 0.
+// Defined above this text: OUTER, N, INNER, BLOCK, UNROLL, SPLIT, INIT,
 // COMBINE(a, b), FINISH(a), and storage.cuh's macros (VEC divides N when
 // INNER == 1, else INNER).
 
@@ -37,19 +40,36 @@ reduce_axis(const storage_t *__restrict__ x, storage_t *__restrict__ y)
         y[blockIdx.x] = from_float(FINISH(r));
     }
 #else
-    const index_t idx = (index_t)blockIdx.x * BLOCK + threadIdx.x;
-    if (idx >= (index_t)OUTER * (INNER / VEC)) return;
-    const index_t o = idx / (INNER / VEC), i = idx % (INNER / VEC) * VEC;
+#define VPB (BLOCK / SPLIT)   // vectors of outputs per block
+    const int v = threadIdx.x % VPB, part = threadIdx.x / VPB;
+    const index_t idx = (index_t)blockIdx.x * VPB + v;
+    const bool valid = idx < (index_t)OUTER * (INNER / VEC);
+    const index_t o = valid ? idx / (INNER / VEC) : 0, i = valid ? idx % (INNER / VEC) * VEC : 0;
     const storage_t *xo = x + o * ((index_t)N * INNER) + i;
     float acc[VEC], f[VEC];
 #pragma unroll
     for (int q = 0; q < VEC; ++q) acc[q] = INIT;
     UNROLL_BY(UNROLL)
-    for (index_t k = 0; k < N; ++k) {
+    for (index_t k = part; k < N; k += SPLIT) {   // past the outputs: the first ones', not stored
         load_vec(xo + k * INNER, f);
 #pragma unroll
         for (int q = 0; q < VEC; ++q) acc[q] = COMBINE(acc[q], f[q]);
     }
+#if SPLIT > 1
+    __shared__ float parts[SPLIT - 1][VEC][VPB];
+    if (part > 0) {
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) parts[part - 1][q][v] = acc[q];
+    }
+    __syncthreads();
+    if (part > 0) return;
+#pragma unroll
+    for (int p = 0; p < SPLIT - 1; ++p) {
+#pragma unroll
+        for (int q = 0; q < VEC; ++q) acc[q] = COMBINE(acc[q], parts[p][q][v]);
+    }
+#endif
+    if (!valid) return;
 #pragma unroll
     for (int q = 0; q < VEC; ++q) acc[q] = FINISH(acc[q]);
     store_vec(y + o * INNER + i, acc);

@@ -9,7 +9,13 @@
 //   CACHE_REGISTERS  ITEMS vectors per thread, as stored (bf16 and f16
 //                    take half the registers floats would)
 //   CACHE_SHARED     the block's rows in dynamic shared memory, as stored
-//                    (a thread reads back only what it wrote: no barrier)
+//                    (a thread reads back only what it wrote: no barrier),
+//                    or with BULK loaded there by bulk copies (sm_90
+//                    cp.async.bulk, completion counted on an mbarrier):
+//                    a few instructions put the whole slice in flight,
+//                    and with ROW_LOOP > 1 the next row group's slice is
+//                    copied into a second buffer while this one is
+//                    combined and written
 //   CACHE_GLOBAL     read again from memory (hits in L2 for rows in flight)
 // Statistics are summed in f32 over a thread's elements, then over the row's
 // threads: shuffles within a warp, then one slot per warp in shared memory.
@@ -30,15 +36,30 @@
 //   CACHE, UNROLL         where the row stays; unroll of the passes that read it
 //   ONLINE                softmax: max and sum in one pass, the sum rescaled
 //                         when the max grows (two passes over the row, not three)
-//   KEEP_EXP              softmax, the row in registers, two passes: the
-//                         exponentials of the sum's pass kept in registers
-//                         as floats for the output's (one exp per element)
+//   KEEP_EXP              softmax: the exponentials of the sum's pass kept
+//                         in registers as floats for the output's (one exp
+//                         per element), wherever the row is kept; with
+//                         ONLINE each thread's against its own max, the
+//                         row's (max, sum) then combined once and the
+//                         output rescaled (one combination, not two)
+//   HOLD_WEIGHTS          the norms: the weight (and bias) vectors of the
+//                         thread's columns loaded before the first row's
+//                         statistics and kept for every row group, so the
+//                         write pass waits for no load from memory: 1 in
+//                         registers, 2 in dynamic shared memory after the
+//                         row buffers (each thread reads back what it wrote)
 //   ROW_LOOP              row groups a block takes one after another (1:
 //                         one); the next group's slice is loaded into
 //                         registers while the current one is combined and
 //                         written, so loads stay in flight across the
-//                         barriers (the row in registers; softmax,
-//                         log_softmax, layernorm, rmsnorm)
+//                         barriers (the row in registers, or in shared
+//                         memory with BULK; softmax, log_softmax,
+//                         layernorm, rmsnorm)
+//   BULK                  the row's slice copied into shared memory by bulk
+//                         copies (CACHE_SHARED; not add_rmsnorm)
+//   BULK_STORE            with BULK, the outputs written over the slice in
+//                         shared memory and copied out by bulk copies (not
+//                         cross-entropy, whose outputs are two per row)
 //   EPS                   the norms' epsilon
 // Shortcuts, offered only under an error budget:
 //   FAST_EXP 1            __expf instead of expf
@@ -57,18 +78,29 @@
 
 #define PRAGMA_(text) _Pragma(#text)
 #define UNROLL_BY(n) PRAGMA_(unroll n)
-#if CACHE == CACHE_REGISTERS
-#define PASS_UNROLL UNROLL_BY(ITEMS)   // held[i] must stay in registers
+#if CACHE == CACHE_REGISTERS || KEEP_EXP || HOLD_WEIGHTS == 1
+#define PASS_UNROLL UNROLL_BY(ITEMS)   // held[i], ex[i], w_held[i] must stay in registers
 #else
 #define PASS_UNROLL UNROLL_BY(UNROLL)
 #endif
 
 #define SOFTMAX_KIND (OP_SOFTMAX || OP_LOG_SOFTMAX || OP_CROSS_ENTROPY)
-#if ROW_LOOP > 1 && (CACHE != CACHE_REGISTERS || OP_CROSS_ENTROPY || OP_ADD_RMSNORM)
-#error "ROW_LOOP needs the row in registers, and neither cross-entropy nor add_rmsnorm"
+#if ROW_LOOP > 1 && ((CACHE != CACHE_REGISTERS && !BULK) || OP_CROSS_ENTROPY || OP_ADD_RMSNORM)
+#error "ROW_LOOP needs the row in registers or bulk copies, and neither cross-entropy nor add_rmsnorm"
 #endif
-#if KEEP_EXP && !(OP_SOFTMAX && CACHE == CACHE_REGISTERS && MAX_SUB && !ONLINE)
-#error "KEEP_EXP needs softmax with the row in registers, max_sub=1 and online=0"
+#if BULK && (CACHE != CACHE_SHARED || OP_ADD_RMSNORM || (C / CLUSTER * STORAGE_BYTES) % 16 != 0)
+#error "BULK needs the row in shared memory, slices of a multiple of 16 bytes, and not add_rmsnorm"
+#endif
+#if BULK_STORE && (!BULK || OP_CROSS_ENTROPY)
+#error "BULK_STORE needs BULK, and not cross-entropy"
+#endif
+#define REG_LOOP (ROW_LOOP > 1 && CACHE == CACHE_REGISTERS)   // the next slice in registers
+#define NBUF (ROW_LOOP > 1 && BULK ? 2 : 1)                    // shared memory buffers of row groups
+#if KEEP_EXP && !(OP_SOFTMAX && MAX_SUB)
+#error "KEEP_EXP needs softmax and max_sub=1"
+#endif
+#if HOLD_WEIGHTS && !(OP_LAYERNORM || OP_RMSNORM || OP_ADD_RMSNORM)
+#error "HOLD_WEIGHTS needs a norm"
 #endif
 #if FAST_EXP
 #define EXP(x) __expf(x)
@@ -154,6 +186,86 @@ __device__ __forceinline__ float cluster_load(const float *p, unsigned rank)
     asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
     return v;
 }
+#endif
+
+#if BULK
+// Bulk copies from global into shared memory, counted on an mbarrier: the
+// PTX of sm_90, the kernels include no headers.
+#define BULK_CHUNK 4096   // bytes per copy; each lane of warp 0 issues some
+__device__ __forceinline__ unsigned shared_address(const void *p)
+{
+    unsigned long long a;
+    asm("cvta.to.shared.u64 %0, %1;" : "=l"(a) : "l"(p));
+    return (unsigned)a;
+}
+__device__ __forceinline__ void bar_init(unsigned long long *bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(bar)) : "memory");
+}
+// The mbarriers' initialization made visible to the bulk copies' completions.
+__device__ __forceinline__ void bar_init_fence()
+{
+    asm volatile("fence.mbarrier_init.release.cluster;\n\tfence.proxy.async.shared::cta;" ::: "memory");
+}
+// The one arrival of a phase, which then waits for `bytes` to land.
+__device__ __forceinline__ void bar_expect(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+                 : "memory");
+}
+__device__ __forceinline__ void bar_wait(unsigned long long *bar, unsigned parity)
+{
+    asm volatile("{\n\t.reg .pred done;\n"
+                 "BULK_WAIT:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+                 "@!done bra.uni BULK_WAIT;\n\t}" ::"r"(shared_address(bar)), "r"(parity)
+                 : "memory");
+}
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *bar)
+{
+    unsigned long long g;
+    asm("cvta.to.global.u64 %0, %1;" : "=l"(g) : "l"(src));
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 ::"r"(shared_address(dst)), "l"(g), "r"(bytes), "r"(shared_address(bar)) : "memory");
+}
+__device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
+{
+    unsigned long long g;
+    asm("cvta.to.global.u64 %0, %1;" : "=l"(g) : "l"(dst));
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g), "r"(shared_address(src)),
+                 "r"(bytes) : "memory");
+}
+// The rows of row group `group` that exist (at most RPB).
+__device__ __forceinline__ long long rows_of_group(long long group)
+{
+    const long long first = group * RPB;
+    return first + RPB <= R ? RPB : (first < R ? R - first : 0);
+}
+// Warp 0 copies the block's slices of row group `group` (RPB slices of
+// C / CLUSTER elements, rows past the last skipped) from x into smem
+// (one arrival on bar expecting their bytes) or, with out, from smem to
+// out (one bulk group per lane).
+__device__ __forceinline__ void copy_group(storage_t *smem, const storage_t *x, storage_t *out, long long group,
+                                           long long col0, unsigned long long *bar)
+{
+    const unsigned slice = C / CLUSTER * STORAGE_BYTES, chunks = (slice + BULK_CHUNK - 1) / BULK_CHUNK;
+    const long long first = group * RPB, rows = rows_of_group(group);
+    const unsigned lane = threadIdx.x % 32;
+    if (!out && lane == 0) bar_expect(bar, (unsigned)rows * slice);
+    __syncwarp();
+    for (unsigned k = lane; k < (unsigned)rows * chunks; k += 32) {
+        const unsigned r = k / chunks, at = k % chunks * BULK_CHUNK;
+        const unsigned bytes = slice - at < BULK_CHUNK ? slice - at : BULK_CHUNK;
+        unsigned char *s = reinterpret_cast<unsigned char *>(smem + (long long)r * (C / CLUSTER)) + at;
+        const long long g = (first + r) * (long long)C + col0;
+        if (out) bulk_store(reinterpret_cast<unsigned char *>(out + g) + at, s, bytes);
+        else bulk_copy(s, reinterpret_cast<const unsigned char *>(x + g) + at, bytes, bar);
+    }
+    if (out) asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// This thread's bulk stores done reading shared memory (READ) or done.
+#define BULK_STORES_READ() asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory")
+#define BULK_STORES_DONE() asm volatile("cp.async.bulk.wait_group 0;" ::: "memory")
 #endif
 
 // v combined over the whole row: its threads, then the cluster's blocks
@@ -340,7 +452,55 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const index_t col0 = (index_t)rank * NVS * VEC;   // the block's slice of the row starts here
     // row group g of a block is its first plus g times the blocks' count
     const index_t group0 = blockIdx.x / CLUSTER, groups_apart = gridDim.x / CLUSTER;
-#if ROW_LOOP > 1
+#if CACHE == CACHE_SHARED || HOLD_WEIGHTS == 2
+    extern __shared__ __align__(16) unsigned char tess_smem[];
+#endif
+#if BULK
+    __shared__ __align__(8) unsigned long long bulk_bar[NBUF];
+    if (threadIdx.x < NBUF) bar_init(&bulk_bar[threadIdx.x]);
+    if (threadIdx.x == 0) bar_init_fence();
+    __syncthreads();
+    if (threadIdx.x < 32) copy_group(reinterpret_cast<storage_t *>(tess_smem), x, nullptr, group0, col0, &bulk_bar[0]);
+#endif
+#if HOLD_WEIGHTS == 2
+    // the weights' (and bias') slices after the row buffers
+    storage_t *const w_smem = reinterpret_cast<storage_t *>(tess_smem) +
+                              (CACHE == CACHE_SHARED ? (index_t)NBUF * RPB * (C / CLUSTER) : 0);
+#if OP_LAYERNORM
+    storage_t *const b_smem = w_smem + C / CLUSTER;
+#endif
+    for (int j = t; j < NVS; j += TPR) {
+        *reinterpret_cast<vec_t *>(w_smem + (index_t)j * VEC) =
+            *reinterpret_cast<const vec_t *>(weight + col0 + (index_t)j * VEC);
+#if OP_LAYERNORM
+        *reinterpret_cast<vec_t *>(b_smem + (index_t)j * VEC) =
+            *reinterpret_cast<const vec_t *>(bias + col0 + (index_t)j * VEC);
+#endif
+    }
+#define LOAD_WEIGHTS(i, j, w, b) load_vec(w_smem + (index_t)(j) * VEC, w); load_vec(b_smem + (index_t)(j) * VEC, b)
+#define LOAD_WEIGHT(i, j, w) load_vec(w_smem + (index_t)(j) * VEC, w)
+#elif HOLD_WEIGHTS
+    vec_t w_held[ITEMS];
+#if OP_LAYERNORM
+    vec_t b_held[ITEMS];
+#endif
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i)
+        if (NVS % TPR == 0 || t + i * TPR < NVS) {
+            w_held[i] = *reinterpret_cast<const vec_t *>(weight + col0 + (index_t)(t + i * TPR) * VEC);
+#if OP_LAYERNORM
+            b_held[i] = *reinterpret_cast<const vec_t *>(bias + col0 + (index_t)(t + i * TPR) * VEC);
+#endif
+        }
+#define LOAD_WEIGHTS(i, j, w, b) unpack_vec(w_held[i], w); unpack_vec(b_held[i], b)
+#define LOAD_WEIGHT(i, j, w) unpack_vec(w_held[i], w)
+#else
+#define LOAD_WEIGHTS(i, j, w, b)                                                                   \
+    load_vec(weight + col0 + (index_t)(j) * VEC, w);                                               \
+    load_vec(bias + col0 + (index_t)(j) * VEC, b)
+#define LOAD_WEIGHT(i, j, w) load_vec(weight + col0 + (index_t)(j) * VEC, w)
+#endif
+#if REG_LOOP
     vec_t held[ITEMS], pre[ITEMS];
     // the block's slice of row rw into dst (past the last row, the last
     // row's: loaded for nothing, but without a test per vector)
@@ -356,8 +516,21 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     const index_t row = (group0 + it * groups_apart) * RPB + rib;
     const bool valid = row < R;
     float (*part)[RPB] = part_by_group[(ROW_LOOP > 1 ? it % 2 : 0)];
-#if ROW_LOOP > 1
+#if REG_LOOP
     if (it + 1 < ROW_LOOP) LOAD_SLICE(pre, row + groups_apart * RPB);
+#elif BULK
+    storage_t *const buffer = reinterpret_cast<storage_t *>(tess_smem) + (index_t)(it % NBUF) * RPB * (C / CLUSTER);
+    // the other buffer was last read in the previous group's write pass,
+    // which a barrier at its end closed (and, with BULK_STORE, by the bulk
+    // stores this warp issued after it)
+    if (NBUF > 1 && it + 1 < ROW_LOOP && threadIdx.x < 32) {
+#if BULK_STORE
+        BULK_STORES_READ();
+#endif
+        copy_group(reinterpret_cast<storage_t *>(tess_smem) + (index_t)((it + 1) % NBUF) * RPB * (C / CLUSTER), x,
+                   nullptr, group0 + (it + 1) * groups_apart, col0, &bulk_bar[(it + 1) % NBUF]);
+    }
+    bar_wait(&bulk_bar[it % NBUF], (unsigned)(it / NBUF) & 1u);
 #endif
     const storage_t *xrow = x + (valid ? row : 0) * (index_t)C, *xr = xrow + col0;
 #if !OP_CROSS_ENTROPY
@@ -387,7 +560,7 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     KEEP(i, j)
 #define KEPT xr
 #endif
-#if CACHE == CACHE_REGISTERS && ROW_LOOP > 1
+#if REG_LOOP
 #undef LOAD_AND_KEEP
 #define LOAD_AND_KEEP(i, j) FETCH(i, j)   // loaded before
     (void)xr;
@@ -396,8 +569,13 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     vec_t held[ITEMS];
 #define KEEP(i, j) held[i] = u
 #define FETCH(i, j) unpack_held(held[i], f)
+#elif CACHE == CACHE_SHARED && BULK
+#undef LOAD_AND_KEEP
+#define LOAD_AND_KEEP(i, j) FETCH(i, j)   // copied there before
+    (void)xr;
+    storage_t *const held = buffer + (index_t)rib * (C / CLUSTER);
+#define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
 #elif CACHE == CACHE_SHARED
-    extern __shared__ __align__(16) unsigned char tess_smem[];
     storage_t *held = reinterpret_cast<storage_t *>(tess_smem) + (index_t)rib * (C / CLUSTER);
 #define KEEP(i, j) *reinterpret_cast<vec_t *>(held + (index_t)(j) * VEC) = u
 #define FETCH(i, j) load_vec(held + (index_t)(j) * VEC, f)
@@ -406,13 +584,21 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
 #define FETCH(i, j) load_vec(KEPT + (index_t)(j) * VEC, f)
 #endif
 
+#if BULK_STORE
+    // over the vector just read, by the thread that read it
+#define STORE_OUT(j) store_vec(held + (index_t)(j) * VEC, f)
+    (void)yr;
+#elif !OP_CROSS_ENTROPY
+#define STORE_OUT(j) store_vec(yr + (index_t)(j) * VEC, f)
+#endif
+
 #if SOFTMAX_KIND
     // ---- the row's max (unless skipped) and the sum of exp(x - max)
     float m = MAX_SUB ? NEG_INF : 0.0f, s = 0.0f;
     PASS_UNROLL
     FOR_MINE(i, j) {
         LOAD_AND_KEEP(i, j);
-#if MAX_SUB && ONLINE
+#if MAX_SUB && ONLINE && !KEEP_EXP
         float mv = f[0];
 #pragma unroll
         for (int k = 1; k < VEC; ++k) mv = fmaxf(mv, f[k]);
@@ -430,7 +616,24 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         for (int k = 0; k < VEC; ++k) s += EXP(f[k]);
 #endif
     }
-#if MAX_SUB && ONLINE
+#if MAX_SUB && ONLINE && KEEP_EXP
+    // the exponentials against this thread's own max, kept, then one
+    // combination of (max, sum) over the row; the output rescales them
+    const float m_own = m, m_ref = m == NEG_INF ? 0.0f : m;   // -inf: no elements, or all -inf
+    float ex[ITEMS][VEC];
+    PASS_UNROLL
+    FOR_MINE(i, j) {
+        FETCH(i, j);
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            ex[i][k] = EXP(f[k] - m_ref);
+            s += ex[i][k];
+        }
+    }
+    __shared__ float red_s[RPB][WPR];
+    row_reduce_online(m, s, red, red_s, part[0], part[1]);
+    const float rescale = m_own == NEG_INF ? 0.0f : EXP(m_own - m);
+#elif MAX_SUB && ONLINE
     __shared__ float red_s[RPB][WPR];
     row_reduce_online(m, s, red, red_s, part[0], part[1]);
 #elif MAX_SUB
@@ -469,21 +672,26 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] -= shift;
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 #else
     const float inv = 1.0f / s;
+#if KEEP_EXP && ONLINE
+    const float scale = rescale * inv;
+#elif KEEP_EXP
+    const float scale = inv;
+#endif
     PASS_UNROLL
     FOR_MINE(i, j) {
 #if KEEP_EXP
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) f[k] = ex[i][k] * inv;
+        for (int k = 0; k < VEC; ++k) f[k] = ex[i][k] * scale;
 #else
         FETCH(i, j);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = EXP(f[k] - m) * inv;
 #endif
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 #endif
 
@@ -513,11 +721,10 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
-        load_vec(weight + col0 + (index_t)j * VEC, w);
-        load_vec(bias + col0 + (index_t)j * VEC, b);
+        LOAD_WEIGHTS(i, j, w, b);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = (f[k] - mean) * rstd * w[k] + b[k];
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 
 #else
@@ -535,18 +742,29 @@ rmsnorm_rows(const storage_t *__restrict__ x, const storage_t *__restrict__ weig
     PASS_UNROLL
     FOR_MINE(i, j) {
         FETCH(i, j);
-        load_vec(weight + col0 + (index_t)j * VEC, w);
+        LOAD_WEIGHT(i, j, w);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) f[k] = f[k] * rstd * w[k];
-        store_vec(yr + (index_t)j * VEC, f);
+        STORE_OUT(j);
     }
 #endif
-#if ROW_LOOP > 1
+#if REG_LOOP
     if (it + 1 < ROW_LOOP) {
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) held[i] = pre[i];
     }
 #endif
+#if BULK_STORE
+    // the outputs over the slices, seen by the bulk copies, copied out
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+    if (threadIdx.x < 32) copy_group(buffer, x, y, group0 + it * groups_apart, col0, nullptr);
+#elif BULK
+    if (NBUF > 1) __syncthreads();   // this buffer is free for the group after next
+#endif
     }
+#if BULK_STORE
+    if (threadIdx.x < 32) BULK_STORES_DONE();
+#endif
     STATS_READ_BY_ALL();
 }

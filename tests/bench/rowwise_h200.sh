@@ -14,7 +14,7 @@
 #
 # usage: tests/bench/rowwise_h200.sh [--backend cuda|cpu] [--small|--host-sizes] [--budget N] [--seconds S]
 #                                    [--torch-seconds T] [--torch-forms eager[,compile]] [--only REGEX]
-#                                    [--reductions] [--out DIR]
+#                                    [--reductions] [--long-fix TEXT] [--long-fix-op OP=TEXT]... [--out DIR]
 #   --small   small shapes (what tests/cli/cli_rowwise_bench.sh runs on the cpu)
 #   --host-sizes  shapes for a CPU: 128 MiB of bf16 per input, four times a
 #             32 MiB last-level cache, so every operator streams from memory
@@ -25,13 +25,18 @@
 #   --reductions  only the reductions: the sum of all elements beside
 #             torch.sum (eager) and the reductions along an axis (the same
 #             as --only '^(sum|reduce)' --torch-forms eager)
+#   --long-fix    the parameters the long rows fix on the GPU (default
+#             vec=8,rows_per_block=1)
+#   --long-fix-op OP=TEXT  the same for the long rows of one operator
+#             (softmax, layernorm or rmsnorm), instead of --long-fix
 # Environment: TESSERA (the binary, default build/tessera), PYTHON (python3).
 set -euo pipefail
+declare -A long_fix_op=()
 
 here=$(cd "$(dirname "$0")" && pwd)
 tessera=${TESSERA:-build/tessera}
 python=${PYTHON:-python3}
-backend=cuda budget=20 seconds=5 sizes=gpu out="" torch_seconds=90 torch_forms=eager,compile only=""
+backend=cuda budget=20 seconds=5 sizes=gpu out="" torch_seconds=90 torch_forms=eager,compile only="" long_fix_gpu=vec=8,rows_per_block=1
 while [ $# -gt 0 ]; do
     case $1 in
     --backend) backend=${2:?--backend needs a value}; shift 2 ;;
@@ -42,9 +47,14 @@ while [ $# -gt 0 ]; do
     --only) only=${2:?--only needs a value}; shift 2 ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --reductions) only='^(sum|reduce)'; torch_forms=eager; shift ;;
+    --long-fix) long_fix_gpu=${2:?--long-fix needs a value}; shift 2 ;;
+    --long-fix-op)
+        spec=${2:?--long-fix-op needs OP=TEXT}
+        [[ $spec == *=* ]] || { echo "rowwise_h200.sh: error: --long-fix-op needs OP=TEXT, not '$spec'" >&2; exit 2; }
+        long_fix_op[${spec%%=*}]=${spec#*=}; shift 2 ;;
     --small) sizes=small; shift ;;
     --host-sizes) sizes=host; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "rowwise_h200.sh: error: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -65,7 +75,11 @@ fi
 # threads per row, clusters, unrolls and row loops: the whole space is too
 # large for a few seconds.
 long_fix="" long_time=1
-if [ "$backend" = cuda ]; then long_fix=vec=8,rows_per_block=1 long_time=2; fi
+if [ "$backend" = cuda ]; then long_fix=$long_fix_gpu long_time=2; fi
+# the long rows' fixed parameters of one operator
+long_fix_of() {
+    if [ "$backend" = cuda ] && [ -n "${long_fix_op[$1]:-}" ]; then echo "${long_fix_op[$1]}"; else echo "$long_fix"; fi
+}
 # label, operator, shape, dtype, parameters fixed, time (times --seconds), extra options
 all_cases=(
     "softmax $rows_mid|softmax|$rows_mid|bf16||1|"
@@ -74,9 +88,9 @@ all_cases=(
     "log_softmax $rows_mid|log_softmax|$rows_mid|bf16||1|"
     "cross_entropy $rows_mid|cross_entropy|$rows_mid|bf16||1|"
     "add_rmsnorm $rows_mid|add_rmsnorm|$rows_mid|bf16||1|"
-    "softmax $rows_long|softmax|$rows_long|bf16|$long_fix|$long_time|"
-    "layernorm $rows_long|layernorm|$rows_long|bf16|$long_fix|$long_time|"
-    "rmsnorm $rows_long|rmsnorm|$rows_long|bf16|$long_fix|$long_time|"
+    "softmax $rows_long|softmax|$rows_long|bf16|$(long_fix_of softmax)|$long_time|"
+    "layernorm $rows_long|layernorm|$rows_long|bf16|$(long_fix_of layernorm)|$long_time|"
+    "rmsnorm $rows_long|rmsnorm|$rows_long|bf16|$(long_fix_of rmsnorm)|$long_time|"
     "softmax $rows_short|softmax|$rows_short|bf16||1|"
     "layernorm $rows_short|layernorm|$rows_short|bf16||1|"
     "rmsnorm $rows_short|rmsnorm|$rows_short|bf16||1|"

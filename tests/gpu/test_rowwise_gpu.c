@@ -5,14 +5,36 @@
  * hardware evaluator (random inputs, a second seed, typical inputs), the
  * shortcuts under an error budget included, and of the activations (gelu,
  * gelu_tanh, silu, swiglu) in f32 and bf16, and of `reduce` (sum, max,
- * mean along each axis of a 3D array); and the planted unsafe shortcut
- * (softmax without max-subtraction) rejected on typical inputs only.
+ * mean along each axis of a 3D array); slices copied in by bulk copies
+ * (one buffer, or two with row groups one after another, the last group
+ * short of rows), the outputs copied out by bulk copies or not; softmax's
+ * exponentials kept and the norms' weights held in registers; and the
+ * planted unsafe shortcut (softmax without max-subtraction) rejected on
+ * typical inputs only.
  */
 #include "cuda_harness.h"
 #include "reductions/axis_reduce.h"
 #include "reductions/rowwise.h"
 #include "rowwise_check.h"
 #include "transfer/builtin.h"
+
+/* The config `pin` fixes (its other parameters at their defaults) verified. */
+static void check_pinned(const tess_backend_ops *be, const tess_device *dev, const char *op_name, int64_t rows,
+                         int64_t cols, const char *pin) {
+    const tess_op *op = tess_op_find(op_name);
+    tess_task t = rowwise_task(op_name, TESS_BF16, rows, cols, NULL);
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(op, &t, dev, &s));
+    if (!s) return;
+    CHECK_OK(tess_space_pin(s, pin));
+    tess_config c;
+    tess_space_default(s, &c);
+    CHECK_MSG(tess_space_valid(s, &c), "%s %s: %s", op_name, pin, tess_space_violation(s, &c));
+    tess_space_destroy(s);
+    outcomes o = evaluate(be, dev, op, &t, &c, 1);
+    CHECK_MSG(o.n[TESS_RESULT_OK] == 1, "%s %lldx%lld %s: %s", op_name, (long long)rows, (long long)cols, pin, o.message);
+    printf("%s %lldx%lld %s verified\n", op_name, (long long)rows, (long long)cols, pin);
+}
 
 int main(void) {
     CHECK_OK(tess_register_builtin());
@@ -43,6 +65,42 @@ int main(void) {
             CHECK_OK(tess_op_make_task(&tess_op_reduce, TESS_BF16, TESS_BF16, TESS_BF16, shape, 3, attrs, &t));
             check_task_kernels(cuda, &dev, &tess_op_reduce, &t, 4, rng);
         }
+    static const char *const bulk_ops[] = {"softmax", "layernorm", "rmsnorm", "log_softmax"};
+    static const char *const bulk_pins[] = {
+        "bulk=1,cache=shared,cluster=2,row_loop=1,vec=8,threads_per_row=512,rows_per_block=1",
+        "bulk=1,cache=shared,cluster=4,row_loop=4,vec=8,threads_per_row=256,rows_per_block=1",
+        "bulk=1,cache=shared,cluster=1,row_loop=2,vec=4,threads_per_row=64,rows_per_block=2",
+        "bulk=1,bulk_store=1,cache=shared,cluster=2,row_loop=1,vec=8,threads_per_row=512,rows_per_block=1",
+        "bulk=1,bulk_store=1,cache=shared,cluster=4,row_loop=4,vec=8,threads_per_row=256,rows_per_block=1",
+        "bulk=1,bulk_store=1,cache=shared,cluster=1,row_loop=2,vec=4,threads_per_row=64,rows_per_block=2"};
+    const int64_t bulk_rows[] = {8, 37, 333, 8, 37, 333}, bulk_cols[] = {65536, 65536, 1024, 65536, 65536, 1024};
+    for (int i = 0; i < 4; i++)
+        for (int p = 0; p < 6; p++) {
+            char pin[160];
+            /* softmax keeps its exponentials by default, beside a row in registers only */
+            snprintf(pin, sizeof pin, "%s%s", bulk_pins[p], i == 0 ? ",keep_exp=0" : "");
+            check_pinned(cuda, &dev, bulk_ops[i], bulk_rows[p], bulk_cols[p], pin);
+        }
+    check_pinned(cuda, &dev, "cross_entropy", 8, 65536, "bulk=1,cache=shared,cluster=2,online=0,vec=8,threads_per_row=256");
+    /* softmax's exponentials kept beside a row in shared memory; the norms' weights held in registers */
+    check_pinned(cuda, &dev, "softmax", 37, 65536,
+                 "keep_exp=1,bulk=1,cache=shared,online=0,cluster=2,row_loop=2,vec=8,threads_per_row=512,unroll=1");
+    check_pinned(cuda, &dev, "softmax", 37, 65536,
+                 "keep_exp=1,bulk=1,cache=shared,online=1,cluster=4,row_loop=2,vec=8,threads_per_row=512,unroll=1");
+    check_pinned(cuda, &dev, "softmax", 333, 1024,
+                 "keep_exp=1,cache=registers,online=1,cluster=1,vec=8,threads_per_row=32,rows_per_block=4,unroll=1");
+    static const char *const norms[] = {"layernorm", "rmsnorm", "add_rmsnorm"};
+    for (int i = 0; i < 3; i++) {
+        if (i < 2)
+            check_pinned(cuda, &dev, norms[i], 37, 65536,
+                         "hold_weights=1,bulk=1,bulk_store=1,row_loop=4,cache=shared,cluster=4,vec=8,threads_per_row=512,unroll=1");
+        check_pinned(cuda, &dev, norms[i], 333, 1024,
+                     "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1");
+        check_pinned(cuda, &dev, norms[i], 37, 65536,
+                     "hold_weights=2,cache=registers,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
+        check_pinned(cuda, &dev, norms[i], 333, 1024,
+                     "hold_weights=2,cache=shared,cluster=1,vec=4,threads_per_row=64,rows_per_block=2,unroll=2");
+    }
     check_planted_shortcut(cuda, &dev, "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,"
                                        "online=0,fast_exp=0");
     gsl_rng_free(rng);

@@ -254,6 +254,24 @@ int main(void) {
                        "keep_exp=1,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
         compile_pinned(be, &dev, &tess_op_softmax, TESS_F32, rows_long,
                        "keep_exp=1,cluster=8,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
+        /* kept exponentials and held weights beside a row in shared memory or read again */
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_long,
+                       "keep_exp=1,bulk=1,cache=shared,online=0,cluster=2,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_F16, rows_mid,
+                       "keep_exp=1,cache=global,online=0,vec=8,threads_per_row=256,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_long,
+                       "keep_exp=1,bulk=1,cache=shared,online=1,cluster=4,row_loop=2,vec=8,threads_per_row=512,rows_per_block=1,unroll=1");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_F32, rows_mid,
+                       "keep_exp=1,cache=registers,online=1,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
+        static const char *const hold_pins[] = {
+            "hold_weights=1,bulk=1,bulk_store=1,row_loop=2,cache=shared,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1",
+            "hold_weights=1,cache=registers,cluster=8,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
+            "hold_weights=1,cache=global,cluster=1,vec=4,threads_per_row=128,rows_per_block=2,unroll=1",
+            "hold_weights=2,bulk=1,row_loop=2,cache=shared,cluster=8,vec=8,threads_per_row=256,rows_per_block=1,unroll=2",
+            "hold_weights=2,cache=registers,cluster=4,vec=8,threads_per_row=512,rows_per_block=1,unroll=1"};
+        for (int o = 3; o < 6; o++)
+            for (int p = 0; p < 5; p++)
+                if (o < 5 || (p > 0 && p != 3)) compile_pinned(be, &dev, row_ops[o], TESS_BF16, p == 2 ? rows_mid : rows_long, hold_pins[p]);
         /* row groups one after another, the next one's slice loaded early, with and without a cluster */
         static const char *const loop_pins[] = {
             "row_loop=4,cluster=8,cache=registers,vec=8,threads_per_row=256,rows_per_block=1,unroll=1",
@@ -261,8 +279,26 @@ int main(void) {
         const tess_op *const loop_ops[] = {&tess_op_softmax, &tess_op_log_softmax, &tess_op_layernorm, &tess_op_rmsnorm};
         for (int o = 0; o < 4; o++)
             for (int p = 0; p < 2; p++) compile_pinned(be, &dev, loop_ops[o], TESS_BF16, p ? rows_mid : rows_long, loop_pins[p]);
+        /* slices copied into shared memory by bulk copies, one buffer or two (row groups one after another), the
+         * outputs copied out by bulk copies too or not */
+        static const char *const bulk_pins[] = {
+            "bulk=1,row_loop=1,cluster=2,cache=shared,vec=8,threads_per_row=512,rows_per_block=1,unroll=2",
+            "bulk=1,row_loop=4,cluster=4,cache=shared,vec=8,threads_per_row=256,rows_per_block=1,unroll=4",
+            "bulk=1,row_loop=2,cluster=1,cache=shared,vec=4,threads_per_row=128,rows_per_block=2,unroll=1",
+            "bulk=1,bulk_store=1,row_loop=1,cluster=2,cache=shared,vec=8,threads_per_row=512,rows_per_block=1,unroll=2",
+            "bulk=1,bulk_store=1,row_loop=2,cluster=1,cache=shared,vec=4,threads_per_row=128,rows_per_block=2,unroll=1"};
+        for (int o = 0; o < 5; o++)
+            for (int p = 0; p < 5; p++) {
+                if (o == 2 && p > 0) continue;   /* cross-entropy takes no row loop, stores no rows */
+                char pin[160];
+                snprintf(pin, sizeof pin, "%s%s", bulk_pins[p], o == 0 ? ",keep_exp=0" : "");
+                if (o < 3) strcat(pin, ",online=0");
+                compile_pinned(be, &dev, row_ops[o], p % 2 == 0 && p > 0 ? TESS_F32 : TESS_BF16,
+                               p % 2 == 0 && p > 0 ? rows_mid : rows_long, pin);
+            }
         compile_space(be, &dev, &tess_op_reduce, TESS_BF16, odd, 3, "kind=max,axis=1", rng);
         compile_space(be, &dev, &tess_op_reduce, TESS_F32, cube, 3, "kind=mean,axis=2", rng);
+        compile_space(be, &dev, &tess_op_reduce, TESS_BF16, cube, 3, "kind=sum,axis=0", rng);
         const int64_t big[] = {1 << 28}, odd_n[] = {1000003};
         compile_space(be, &dev, &tess_op_gelu, TESS_BF16, big, 1, "error_budget=0.001", rng);
         compile_space(be, &dev, &tess_op_gelu_tanh, TESS_F16, odd_n, 1, "error_budget=0.001", rng);
