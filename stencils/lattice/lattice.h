@@ -73,8 +73,11 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b);
  * defines LBM_ALIGN(bytes) and the shuffles of a STORE and of a kind by one
  * lane, lbm_shfl_up(s), lbm_shfl_down(s), lbm_shfl_up_kind(k) and
  * lbm_shfl_down_kind(k)). Needs
- * the soa layout and nx a multiple of cpx; store_bytes: of one STORE. */
-tess_status lbm_emit_row(const lbm_params *p, bool select, int cpx, int store_bytes, tess_strbuf *b);
+ * the soa layout and nx a multiple of cpx; store_bytes: of one STORE;
+ * pack2: NULL, or the backend's function that converts two results (low,
+ * high) into one 32-bit word of two STOREs at once (f16). */
+tess_status lbm_emit_row(const lbm_params *p, bool select, int cpx, int store_bytes, const char *pack2,
+                         tess_strbuf *b);
 
 /* The labels of the `boundary` parameter: the rules behind a branch taken
  * next to boundaries only, or as selects in every cell. */

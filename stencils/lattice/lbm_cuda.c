@@ -117,10 +117,13 @@ static const char *lbm_cuda_storage(tess_dtype dt) {
 
 /* The shuffles of a row segment's edge values by one lane (PTX shfl.sync:
  * --minimal compiles without the headers that declare __shfl_up_sync), of
- * f32 or f16 storage and of kinds. */
+ * f32 or f16 storage and of kinds; for f16 the conversion of two results
+ * into one word (PTX cvt.rn.f16x2.f32, its first source the high half). */
 static const char *lbm_cuda_shuffles(tess_dtype dt) {
     if (dt == TESS_F16)
-        return "__device__ __forceinline__ STORE lbm_shfl_up(STORE v)\n"
+        return "__device__ __forceinline__ unsigned lbm_pack2(float lo, float hi)\n"
+               "{ unsigned r; asm(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(hi), \"f\"(lo)); return r; }\n"
+               "__device__ __forceinline__ STORE lbm_shfl_up(STORE v)\n"
                "{ unsigned r; asm(\"shfl.sync.up.b32 %0, %1, 1, 0, -1;\" : \"=r\"(r) : \"r\"((unsigned)v)); return (STORE)r; }\n"
                "__device__ __forceinline__ STORE lbm_shfl_down(STORE v)\n"
                "{ unsigned r; asm(\"shfl.sync.down.b32 %0, %1, 1, 31, -1;\" : \"=r\"(r) : \"r\"((unsigned)v)); return (STORE)r; }\n";
@@ -184,7 +187,8 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     if (!st && cpx > 1) {
         tess_strbuf_puts(&b, lbm_cuda_shuffles(t->dtype));
         tess_strbuf_puts(&b, lbm_cuda_kind_shuffles);
-        st = lbm_emit_row(&p, select, cpx, (int)tess_dtype_size(t->dtype), &b);
+        st = lbm_emit_row(&p, select, cpx, (int)tess_dtype_size(t->dtype), t->dtype == TESS_F16 ? "lbm_pack2" : NULL,
+                          &b);
     }
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);

@@ -102,37 +102,61 @@ static void lbm_emit_rules(tess_strbuf *b, const lbm_params *p, const char *ind)
     tess_strbuf_printf(b, "%sif (outlet) {\n", ind);
     lbm_emit_moments(b, L, "o", inner);
     tess_strbuf_printf(b, "%s(void)drho;\n", inner);
+    /* a pair of opposite directions shares the even part of the equilibrium */
     for (int i = 1; i < L->q; i++) {
-        tess_strbuf_printf(b, "%sif (outlet & %uu) { const REAL cu = ", inner, 1u << i);
+        const int o = L->opp[i];
+        if (o < i) continue;
+        tess_strbuf_printf(b, "%s{\n%s    const REAL cu = ", inner, inner);
         lbm_emit_cu(b, L, i);
-        tess_strbuf_printf(b, "; f%d = (REAL)%.17g * (cu + (REAL)0.5 * cu * cu - usq); }\n", i, L->w[i]);
+        tess_strbuf_printf(b, ";\n%s    const REAL even = (REAL)%.17g * ((REAL)0.5 * cu * cu - usq), odd = (REAL)%.17g * cu;\n"
+                              "%s    if (outlet & %uu) f%d = even + odd;\n%s    if (outlet & %uu) f%d = even - odd;\n%s}\n",
+                           inner, L->w[i], L->w[i], inner, 1u << i, i, inner, 1u << o, o, inner);
     }
     tess_strbuf_printf(b, "%s}\n", ind);
 }
 
-/* The collision of f0..f(Q-1) into the result r; with `keep`, a cell that
- * is not fluid keeps its own populations instead (a select of the converted
- * result, computed in every cell). */
+/* The result of direction i: `expr`, or with `keep` the cell's own
+ * population where the cell is not fluid (a select, computed in every cell). */
+static void lbm_emit_result(tess_strbuf *b, int i, bool keep, const char *expr) {
+    if (keep) tess_strbuf_printf(b, "    out->r%d = k0 != 0 ? o%d : %s;\n", i, i, expr);
+    else tess_strbuf_printf(b, "    out->r%d = %s;\n", i, expr);
+}
+
+/* The collision of f0..f(Q-1) into the result r (in the compute type, which
+ * the stores convert). A pair of opposite directions i, o shares the even
+ * part of its equilibrium, and their odd parts differ in sign only:
+ * feq = even +- odd. */
 static void lbm_emit_collide(tess_strbuf *b, const lbm_params *p, bool keep) {
     const lbm_lattice *L = p->lat;
+    char expr[160];
     lbm_emit_moments(b, L, "f", "    ");
-    tess_strbuf_puts(b, "    const REAL rho = (REAL)1 + drho;\n");
-    for (int i = 0; i < L->q; i++) {
+    tess_strbuf_printf(b, "    const REAL rho = (REAL)1 + drho;\n"
+                          "    const REAL eq0 = (REAL)%.17g * (drho - rho * usq);\n", L->w[0]);
+    snprintf(expr, sizeof expr, "f0 - (REAL)%.17g * (f0 - eq0)", p->omega);
+    lbm_emit_result(b, 0, keep, expr);
+    for (int i = 1; i < L->q; i++) {
+        const int o = L->opp[i];
+        if (o < i) continue;
         tess_strbuf_printf(b, "    const REAL cu%d = ", i);
         lbm_emit_cu(b, L, i);
-        tess_strbuf_printf(b, ";\n    const REAL neq%d = f%d - (REAL)%.17g * (drho + rho * (cu%d + (REAL)0.5 * cu%d * cu%d - usq));\n",
-                           i, i, L->w[i], i, i, i);
-    }
-    for (int i = 0; i < L->q; i++) {
-        int o = L->opp[i];
-        tess_strbuf_printf(b, "    const STORE r%d = ", i);
-        if (p->trt && o != i)
-            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * (neq%d + neq%d) - (REAL)%.17g * (neq%d - neq%d));\n", i,
-                               0.5 * p->omega, i, o, 0.5 * p->omega_minus, i, o);
-        else
-            tess_strbuf_printf(b, "ST(f%d - (REAL)%.17g * neq%d);\n", i, p->omega, i);
-        if (keep) tess_strbuf_printf(b, "    out->r%d = k0 != 0 ? s%d : r%d;\n", i, i, i);
-        else tess_strbuf_printf(b, "    out->r%d = r%d;\n", i, i);
+        tess_strbuf_printf(b, ";\n    const REAL even%d = (REAL)%.17g * (drho + rho * ((REAL)0.5 * cu%d * cu%d - usq)),"
+                              " odd%d = (REAL)%.17g * rho * cu%d;\n", i, L->w[i], i, i, i, L->w[i], i);
+        if (p->trt) {
+            /* the sum and the difference of the pair's non-equilibrium parts */
+            tess_strbuf_printf(b, "    const REAL sum%d = f%d + f%d - (REAL)2 * even%d, dif%d = f%d - f%d - (REAL)2 * odd%d;\n",
+                               i, i, o, i, i, i, o, i);
+            snprintf(expr, sizeof expr, "f%d - (REAL)%.17g * sum%d - (REAL)%.17g * dif%d", i, 0.5 * p->omega, i,
+                     0.5 * p->omega_minus, i);
+            lbm_emit_result(b, i, keep, expr);
+            snprintf(expr, sizeof expr, "f%d - (REAL)%.17g * sum%d + (REAL)%.17g * dif%d", o, 0.5 * p->omega, i,
+                     0.5 * p->omega_minus, i);
+            lbm_emit_result(b, o, keep, expr);
+        } else {
+            snprintf(expr, sizeof expr, "f%d - (REAL)%.17g * (f%d - even%d - odd%d)", i, p->omega, i, i, i);
+            lbm_emit_result(b, i, keep, expr);
+            snprintf(expr, sizeof expr, "f%d - (REAL)%.17g * (f%d - even%d + odd%d)", o, p->omega, o, i, i);
+            lbm_emit_result(b, o, keep, expr);
+        }
     }
 }
 
@@ -185,8 +209,9 @@ static void lbm_emit_types(const lbm_params *p, bool select, tess_strbuf *b) {
         tess_strbuf_puts(b, ";\n    STORE s0");
         for (int i = 1; i < q; i++) tess_strbuf_printf(b, ", s%d", i);
     }
-    tess_strbuf_puts(b, ";\n} lbm_pulled;\n\n/* What a cell stores: its populations after the step. */\n"
-                        "typedef struct lbm_result {\n    STORE r0");
+    tess_strbuf_puts(b, ";\n} lbm_pulled;\n\n/* What a cell stores: its populations after the step, before the\n"
+                        " * conversion to the storage type. */\n"
+                        "typedef struct lbm_result {\n    REAL r0");
     for (int i = 1; i < q; i++) tess_strbuf_printf(b, ", r%d", i);
     tess_strbuf_puts(b, ";\n} lbm_result;\n\n");
 }
@@ -247,14 +272,14 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
         tess_strbuf_puts(b, ") != 0) {   /* next to a boundary, or not fluid */\n");
         lbm_emit_own(b, q, false, "        ");
         tess_strbuf_puts(b, "        if (k0 != 0) {\n");
-        for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            out->r%d = s%d;\n", i, i);
+        for (int i = 0; i < q; i++) tess_strbuf_printf(b, "            out->r%d = o%d;\n", i, i);
         tess_strbuf_puts(b, "            return;\n        }\n");
         lbm_emit_rules(b, p, "        ");
         tess_strbuf_puts(b, "    }\n");
     }
     lbm_emit_collide(b, p, select);
     tess_strbuf_puts(b, "}\n\nQUAL void lbm_store(STORE *RESTRICT go, lbm_index c, const lbm_result *out)\n{\n");
-    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "    go[IDX(%d, c)] = out->r%d;\n", i, i);
+    for (int i = 0; i < q; i++) tess_strbuf_printf(b, "    go[IDX(%d, c)] = ST(out->r%d);\n", i, i);
     tess_strbuf_printf(b, "}\n\n"
         "/* One %s cell. */\n"
         "QUAL void lbm_cell(const STORE *RESTRICT g, const unsigned char *RESTRICT flags, STORE *RESTRICT go,\n"
@@ -265,7 +290,8 @@ tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b) {
     return TESS_OK;
 }
 
-tess_status lbm_emit_row(const lbm_params *p, bool select, int cpx, int store_bytes, tess_strbuf *b) {
+tess_status lbm_emit_row(const lbm_params *p, bool select, int cpx, int store_bytes, const char *pack2,
+                         tess_strbuf *b) {
     const lbm_lattice *L = p->lat;
     const int q = L->q;
     if (p->aos || cpx < 2 || p->nx % cpx != 0)
@@ -328,12 +354,19 @@ tess_status lbm_emit_row(const lbm_params *p, bool select, int cpx, int store_by
             if (select) tess_strbuf_printf(b, "    in[%d].s%d = %s%d.v[%d];\n", k, i, i ? "s" : "v", i, k);
         }
     }
-    tess_strbuf_puts(b, "}\n\n/* The stores of a row segment's results: a vector store per direction. */\n"
-                        "QUAL void lbm_store_row(STORE *RESTRICT go, lbm_index c, const lbm_result *out)\n{\n");
+    tess_strbuf_puts(b, "}\n\n/* The stores of a row segment's results: a vector store per direction. */\n");
+    if (pack2)
+        tess_strbuf_printf(b, "typedef struct LBM_ALIGN(%d) lbm_vword {\n    unsigned v[%d];\n} lbm_vword;\n\n",
+                           cpx * store_bytes, cpx / 2);
+    tess_strbuf_puts(b, "QUAL void lbm_store_row(STORE *RESTRICT go, lbm_index c, const lbm_result *out)\n{\n");
     for (int i = 0; i < q; i++) {
-        tess_strbuf_printf(b, "    {\n        lbm_vstore r;\n");
-        for (int k = 0; k < cpx; k++) tess_strbuf_printf(b, "        r.v[%d] = out[%d].r%d;\n", k, k, i);
-        tess_strbuf_printf(b, "        *(lbm_vstore *)&go[IDX(%d, c)] = r;\n    }\n", i);
+        tess_strbuf_printf(b, "    {\n        %s r;\n", pack2 ? "lbm_vword" : "lbm_vstore");
+        if (pack2)   /* two cells' results converted into one word */
+            for (int k = 0; k < cpx; k += 2)
+                tess_strbuf_printf(b, "        r.v[%d] = %s(out[%d].r%d, out[%d].r%d);\n", k / 2, pack2, k, i, k + 1, i);
+        else
+            for (int k = 0; k < cpx; k++) tess_strbuf_printf(b, "        r.v[%d] = ST(out[%d].r%d);\n", k, k, i);
+        tess_strbuf_printf(b, "        *(%s *)&go[IDX(%d, c)] = r;\n    }\n", pack2 ? "lbm_vword" : "lbm_vstore", i);
     }
     tess_strbuf_puts(b, "}\n\n");
     return TESS_OK;
