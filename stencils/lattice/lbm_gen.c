@@ -85,17 +85,19 @@ static void lbm_emit_own(tess_strbuf *b, int q, bool pulled, const char *ind) {
 
 /* The boundary rules: bounce-back (with Ladd's term next to moving walls)
  * and, next to outlets, the equilibrium at density 1 and the cell's own
- * velocity, which its populations after the last collision still carry. */
+ * velocity, which its populations after the last collision still carry.
+ * Every solid upstream cell first bounces back (an outlet's directions are
+ * then replaced), and Ladd's term is left out where c_i . u_w is 0. */
 static void lbm_emit_rules(tess_strbuf *b, const lbm_params *p, const char *ind) {
     const lbm_lattice *L = p->lat;
     tess_strbuf_printf(b, "%sunsigned outlet = 0;   /* directions whose upstream cell is an outlet */\n", ind);
     for (int i = 1; i < L->q; i++) {
         const int *ci = L->c[i];
         double cu = ci[0] * p->u_wall[0] + ci[1] * p->u_wall[1] + ci[2] * p->u_wall[2];
-        tess_strbuf_printf(b,
-            "%sif (k%d == 3) outlet |= %uu;\n"
-            "%sif (k%d != 0) f%d = k%d == 3 ? (REAL)0 : o%d + (k%d == 2 ? (REAL)%.17g : (REAL)0);\n",
-            ind, i, 1u << i, ind, i, i, i, L->opp[i], i, 6.0 * L->w[i] * cu);
+        tess_strbuf_printf(b, "%sif (k%d == 3) outlet |= %uu;\n%sif (k%d != 0) f%d = o%d", ind, i, 1u << i, ind, i, i,
+                           L->opp[i]);
+        if (cu != 0) tess_strbuf_printf(b, " + (k%d == 2 ? (REAL)%.17g : (REAL)0)", i, 6.0 * L->w[i] * cu);
+        tess_strbuf_puts(b, ";\n");
     }
     char inner[32];
     snprintf(inner, sizeof inner, "%s    ", ind);
