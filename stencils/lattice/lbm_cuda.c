@@ -20,10 +20,11 @@
  *              loads of them go through L2 as often as its populations do)
  *              or from a tile in shared memory that the block fills once
  *              per plane (about one load per cell)
- *   cpx        consecutive cells per thread along x (soa, x extents it
- *              divides, global kinds, f32 or f16 storage): one vector access per direction for
- *              all of them (two f16 populations are one 32-bit access), the
- *              cell beyond the segment from the next lane by a shuffle
+ *   cpx        consecutive cells per thread along x (soa, f32 or f16
+ *              storage, x extents it divides, global kinds): one vector
+ *              access per direction for all of them (two f16 populations
+ *              are one 32-bit access), the cell beyond the segment from the
+ *              next lane by a shuffle
  * f16 storage converts through PTX (cvt), so no header is needed.
  */
 #include <stdio.h>
@@ -151,6 +152,9 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     const bool select = tess_config_get(s, c, "boundary") > 0;
     const bool tile = tess_config_get(s, c, "flags") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
+    if (tile && cpx > 1)
+        return tess_error(TESS_ERR_ARG, "%s cuda: cpx=%d reads the kinds from global memory, not with flags=shared",
+                          op->name, cpx);
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
