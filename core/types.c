@@ -12,6 +12,7 @@ static const struct {
 } dtype_info[TESS_DTYPE_COUNT] = {
     [TESS_F16] = {"f16", 2}, [TESS_BF16] = {"bf16", 2}, [TESS_F32] = {"f32", 4},
     [TESS_F64] = {"f64", 8}, [TESS_I32] = {"i32", 4}, [TESS_E4M3] = {"e4m3", 1},
+    [TESS_U8] = {"u8", 1},
 };
 
 const char *tess_dtype_name(tess_dtype t) {
@@ -32,6 +33,7 @@ tess_status tess_dtype_parse(const char *text, tess_dtype *out) {
         {"float", TESS_F32},   {"float32", TESS_F32}, {"f64", TESS_F64},    {"fp64", TESS_F64},
         {"double", TESS_F64},  {"float64", TESS_F64}, {"i32", TESS_I32},    {"int32", TESS_I32},
         {"e4m3", TESS_E4M3},   {"fp8", TESS_E4M3},    {"float8_e4m3fn", TESS_E4M3},
+        {"u8", TESS_U8},       {"uint8", TESS_U8},
     };
     if (!text) return tess_error(TESS_ERR_ARG, "missing dtype");
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -39,7 +41,7 @@ tess_status tess_dtype_parse(const char *text, tess_dtype *out) {
             *out = aliases[i].t;
             return TESS_OK;
         }
-    return tess_error(TESS_ERR_ARG, "unknown dtype '%s' (expected f16, bf16, f32, f64, i32 or e4m3)", text);
+    return tess_error(TESS_ERR_ARG, "unknown dtype '%s' (expected f16, bf16, f32, f64, i32, e4m3 or u8)", text);
 }
 
 static const char *const outcome_names[TESS_OUTCOME_COUNT] = {
@@ -144,6 +146,7 @@ double tess_dtype_load(const void *base, tess_dtype t, int64_t i) {
     case TESS_I32: return ((const int32_t *)base)[i];
     case TESS_F16: return half_to_float(((const uint16_t *)base)[i]);
     case TESS_E4M3: return e4m3_to_double(((const uint8_t *)base)[i]);
+    case TESS_U8: return ((const uint8_t *)base)[i];
     case TESS_BF16: {
         uint32_t bits = (uint32_t)((const uint16_t *)base)[i] << 16;
         float f;
@@ -161,6 +164,7 @@ void tess_dtype_store(void *base, tess_dtype t, int64_t i, double v) {
     case TESS_I32: ((int32_t *)base)[i] = (int32_t)lrint(v); break;
     case TESS_F16: ((uint16_t *)base)[i] = float_to_half((float)v); break;
     case TESS_E4M3: ((uint8_t *)base)[i] = double_to_e4m3(v); break;
+    case TESS_U8: ((uint8_t *)base)[i] = (uint8_t)lrint(v < 0 ? 0 : v > 255 ? 255 : v); break;
     case TESS_BF16: {
         float f = (float)v;
         uint32_t bits;

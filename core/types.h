@@ -13,6 +13,7 @@ typedef enum tess_dtype {
     TESS_F64,
     TESS_I32,
     TESS_E4M3,   /* fp8: 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities, 448 at most */
+    TESS_U8,     /* unsigned byte: small codes such as cell kinds */
     TESS_DTYPE_COUNT
 } tess_dtype;
 

@@ -62,7 +62,9 @@ static int state_init(fluid_state *s, const fluid_case *c, const char *spec, con
         }
         s->arrays[i] = s->host[i];
     }
-    memcpy(s->host[1], c->mask, (size_t)c->cells * sizeof *c->mask);
+    /* the kinds as the operator's bytes (the mask was checked to hold kinds only) */
+    unsigned char *kinds = s->host[1];
+    for (int64_t i = 0; i < c->cells; i++) kinds[i] = (unsigned char)c->mask[i];
     if (!device) return FLUID_OK;
     for (int i = 0; i < 3; i++) s->arrays[i] = NULL;
     for (int i = 0; i < 3; i++) {

@@ -133,7 +133,8 @@ static int run_fields_init(run_fields *r, const run_grid *g, const char *dtype, 
      * throughout, which are valid together. */
     bool own_inputs = false;
     for (int i = 0; i < r->n && !st; i++)
-        if (r->buf[i].role == TESS_BUFFER_INPUT && r->buf[i].dtype[0] == 'i') own_inputs = true;
+        if (r->buf[i].role == TESS_BUFFER_INPUT && (r->buf[i].dtype[0] == 'i' || r->buf[i].dtype[0] == 'u'))
+            own_inputs = true;   /* i32, u8 */
     for (int i = 0; i < r->n && !st; i++) {
         const tess_buffer_info *b = &r->buf[i];
         if (!(r->host[i] = calloc((size_t)b->count + 1, b->elem_bytes))) {

@@ -5,7 +5,7 @@ import numpy as np
 # NumPy's dtype for each of tessera's; bf16 has none in NumPy itself: its
 # buffers take uint16 or int16 arrays of the bits (or ml_dtypes' bfloat16).
 _NUMPY = {"f32": np.dtype(np.float32), "f64": np.dtype(np.float64), "f16": np.dtype(np.float16),
-          "i32": np.dtype(np.int32)}
+          "i32": np.dtype(np.int32), "u8": np.dtype(np.uint8)}
 _WRITTEN = ("out", "inout", "scratch")
 
 

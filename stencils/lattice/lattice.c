@@ -90,7 +90,7 @@ static void lbm_moments(const lbm_lattice *L, const double *g, double *drho, dou
 static int64_t lbm_wrap(int64_t v, int64_t n) { return v < 0 ? v + n : v >= n ? v - n : v; }
 
 /* One step of cell (x, y, z): gather, boundary rules, collision. */
-static void lbm_reference_cell(const lbm_params *p, tess_dtype dt, const void *g, const int32_t *flags, void *go,
+static void lbm_reference_cell(const lbm_params *p, tess_dtype dt, const void *g, const uint8_t *flags, void *go,
                                int64_t x, int64_t y, int64_t z) {
     const lbm_lattice *L = p->lat;
     const int64_t c = (z * p->ny + y) * p->nx + x;
@@ -153,9 +153,9 @@ tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bu
     lbm_params p;
     tess_status st = lbm_params_get(op, t, &p);
     if (st) return st;
-    const int32_t *flags = bufs[1];
+    const uint8_t *flags = bufs[1];
     for (int64_t c = 0; c < p.cells; c++)
-        if (flags[c] < 0 || flags[c] >= LBM_KINDS)
+        if (flags[c] >= LBM_KINDS)
             return tess_error(TESS_ERR_ARG, "%s: cell %lld has kind %d, not one of 0 (fluid), 1 (wall), 2 (moving"
                               " wall or inlet), 3 (outlet)", op->name, (long long)c, (int)flags[c]);
     lbm_rows rows = {&p, t->dtype, bufs};

@@ -10,7 +10,7 @@
  * no solid cell closes them.
  *
  * Buffers: g (populations minus their rest weights, g_i = f_i - w_i, which
- * keeps low precision storage accurate), flags (i32 cell kinds, below) and
+ * keeps low precision storage accurate), flags (u8 cell kinds, below) and
  * g_out, the next time level of g. Layout attribute: soa (direction-major,
  * g[i * cells + cell]) or aos (cell-major, g[cell * Q + i]).
  */
@@ -59,11 +59,25 @@ tess_status lbm_reference(const tess_op *op, const tess_task *t, void *const *bu
 
 /* Appends to b the C or CUDA C definitions of the lattice and the
  * functions that update one cell: lbm_pull(g, flags, x, y, z, &pulled) (its
- * loads), lbm_update(g, g_out, &pulled) (the rest) and lbm_cell(g, flags,
- * g_out, x, y, z) (both), for the storage and compute types declared above
- * it (STORE, REAL, LD, ST, QUAL, RESTRICT). `select`: the boundary rules
- * without a branch (lbm_gen.c). */
+ * loads), lbm_update(g, &pulled, &result) (boundary rules and collision),
+ * lbm_store(g_out, cell, &result) and lbm_cell(g, flags, g_out, x, y, z)
+ * (all three), for the storage and compute types declared above it (STORE,
+ * REAL, LD, ST, QUAL, RESTRICT). `select`: the boundary rules without a
+ * branch (lbm_gen.c). */
 tess_status lbm_emit_cell(const lbm_params *p, bool select, tess_strbuf *b);
+
+/* Appends, after lbm_emit_cell's code, lbm_pull_row(g, flags, x0, y, z,
+ * lane, pulled[cpx]) and lbm_store_row(g_out, cell, results[cpx]): cpx
+ * cells of a row per thread, one vector access per direction, the cells
+ * beyond a segment from the next lanes of the warp (CUDA: the backend
+ * defines LBM_ALIGN(bytes) and the shuffles of a STORE and of a kind by one
+ * lane, lbm_shfl_up(s), lbm_shfl_down(s), lbm_shfl_up_kind(k) and
+ * lbm_shfl_down_kind(k)). Needs
+ * the soa layout and nx a multiple of cpx; store_bytes: of one STORE;
+ * pack2: NULL, or the backend's function that converts two results (low,
+ * high) into one 32-bit word of two STOREs at once (f16). */
+tess_status lbm_emit_row(const lbm_params *p, bool select, int cpx, int store_bytes, const char *pack2,
+                         tess_strbuf *b);
 
 /* The labels of the `boundary` parameter: the rules behind a branch taken
  * next to boundaries only, or as selects in every cell. */

@@ -20,6 +20,11 @@
  *              loads of them go through L2 as often as its populations do)
  *              or from a tile in shared memory that the block fills once
  *              per plane (about one load per cell)
+ *   cpx        consecutive cells per thread along x (soa, f32 or f16
+ *              storage, x extents it divides, global kinds): one vector
+ *              access per direction for all of them (two f16 populations
+ *              are one 32-bit access), the cell beyond the segment from the
+ *              next lane by a shuffle
  * f16 storage converts through PTX (cvt), so no header is needed.
  */
 #include <stdio.h>
@@ -44,11 +49,26 @@ static bool lbm_cuda_blocks_fit(const double *v, void *user) {
     return v[4] * v[0] * v[1] <= 2048;
 }
 
+/* Row segments take their kinds from global memory (v[7]: flags, v[8]: cpx). */
+static bool lbm_cuda_rows_global(const double *v, void *user) {
+    (void)user;
+    return v[8] == 1 || v[7] == 0;
+}
+
 tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_device *dev, tess_space **out) {
     (void)dev;
     *out = NULL;
     const double bx[] = {32, 64, 128, 256, 512}, by[] = {1, 2, 4, 8}, cpt[] = {1, 2, 4}, cpz[] = {1, 2, 4, 8};
     const double minb[] = {0, 2, 4, 8, 12, 16};
+    /* cells per thread along x: vector accesses need the soa layout and
+     * rows that the segments divide (f32 and f16 storage) */
+    double cpx[3] = {1};
+    int ncpx = 1;
+    lbm_params p;
+    tess_status pst = lbm_params_get(op, t, &p);
+    if (pst) return pst;
+    for (int v = 2; v <= 4 && !p.aos && t->dtype != TESS_F64; v *= 2)
+        if (p.nx % v == 0) cpx[ncpx++] = v;
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     tess_status st = tess_space_add(s, "block_x", 5, bx, 2);
@@ -64,12 +84,15 @@ tess_status lbm_cuda_space(const tess_op *op, const tess_task *t, const tess_dev
     if (!st) st = tess_space_add_labels(s, "boundary", 2, lbm_boundary_labels, 1);
     /* added later: configs without them ask for no occupancy, a plane per thread and branch */
     if (!st) st = tess_space_add_labels(s, "flags", 2, flags_labels, 0);
+    if (!st) st = tess_space_add(s, "cpx", ncpx, cpx, 0);
     if (!st) st = tess_space_set_optional(s, "min_blocks", 0);
     if (!st) st = tess_space_set_optional(s, "cpz", 1);
     if (!st) st = tess_space_set_optional(s, "boundary", 0);
     if (!st) st = tess_space_set_optional(s, "flags", 0);
+    if (!st) st = tess_space_set_optional(s, "cpx", 1);
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_block_fits, NULL, "64 <= block_x*block_y <= 1024");
     if (!st) st = tess_space_add_constraint(s, lbm_cuda_blocks_fit, NULL, "min_blocks*block_x*block_y <= 2048");
+    if (!st) st = tess_space_add_constraint(s, lbm_cuda_rows_global, NULL, "cpx > 1 needs flags=global");
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -93,6 +116,31 @@ static const char *lbm_cuda_storage(tess_dtype dt) {
     }
 }
 
+/* The shuffles of a row segment's edge values by one lane (PTX shfl.sync:
+ * --minimal compiles without the headers that declare __shfl_up_sync), of
+ * f32 or f16 storage and of kinds; for f16 the conversion of two results
+ * into one word (PTX cvt.rn.f16x2.f32, its first source the high half). */
+static const char *lbm_cuda_shuffles(tess_dtype dt) {
+    if (dt == TESS_F16)
+        return "__device__ __forceinline__ unsigned lbm_pack2(float lo, float hi)\n"
+               "{ unsigned r; asm(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(hi), \"f\"(lo)); return r; }\n"
+               "__device__ __forceinline__ STORE lbm_shfl_up(STORE v)\n"
+               "{ unsigned r; asm(\"shfl.sync.up.b32 %0, %1, 1, 0, -1;\" : \"=r\"(r) : \"r\"((unsigned)v)); return (STORE)r; }\n"
+               "__device__ __forceinline__ STORE lbm_shfl_down(STORE v)\n"
+               "{ unsigned r; asm(\"shfl.sync.down.b32 %0, %1, 1, 31, -1;\" : \"=r\"(r) : \"r\"((unsigned)v)); return (STORE)r; }\n";
+    return "__device__ __forceinline__ STORE lbm_shfl_up(STORE v)\n"
+           "{ float r; asm(\"shfl.sync.up.b32 %0, %1, 1, 0, -1;\" : \"=f\"(r) : \"f\"(v)); return r; }\n"
+           "__device__ __forceinline__ STORE lbm_shfl_down(STORE v)\n"
+           "{ float r; asm(\"shfl.sync.down.b32 %0, %1, 1, 31, -1;\" : \"=f\"(r) : \"f\"(v)); return r; }\n";
+}
+
+static const char lbm_cuda_kind_shuffles[] =
+    "__device__ __forceinline__ int lbm_shfl_up_kind(int v)\n"
+    "{ int r; asm(\"shfl.sync.up.b32 %0, %1, 1, 0, -1;\" : \"=r\"(r) : \"r\"(v)); return r; }\n"
+    "__device__ __forceinline__ int lbm_shfl_down_kind(int v)\n"
+    "{ int r; asm(\"shfl.sync.down.b32 %0, %1, 1, 31, -1;\" : \"=r\"(r) : \"r\"(v)); return r; }\n"
+    "#define LBM_ALIGN(bytes) alignas(bytes)\n";
+
 tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_device *dev, const tess_space *s,
                           const tess_config *c, tess_kernel_source *out) {
     lbm_params p;
@@ -100,14 +148,17 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
     if (st) return st;
     const int bx = (int)tess_config_get(s, c, "block_x"), by = (int)tess_config_get(s, c, "block_y");
     const int cpt = (int)tess_config_get(s, c, "cpt"), minb = (int)tess_config_get(s, c, "min_blocks");
-    const int cpz = (int)tess_config_get(s, c, "cpz");
+    const int cpz = (int)tess_config_get(s, c, "cpz"), cpx = (int)tess_config_get(s, c, "cpx");
     const bool select = tess_config_get(s, c, "boundary") > 0;
     const bool tile = tess_config_get(s, c, "flags") > 0;
     const bool f64 = t->dtype == TESS_F64 || tess_config_get(s, c, "compute") > 0;
+    if (tile && cpx > 1)
+        return tess_error(TESS_ERR_ARG, "%s cuda: cpx=%d reads the kinds from global memory, not with flags=shared",
+                          op->name, cpx);
     char config[512];
     st = tess_config_format(s, c, config, sizeof config);
     if (st) return st;
-    const unsigned grid[3] = {(unsigned)((p.nx + bx - 1) / bx), (unsigned)((p.ny + by * cpt - 1) / (by * cpt)),
+    const unsigned grid[3] = {(unsigned)((p.nx / cpx + bx - 1) / bx), (unsigned)((p.ny + by * cpt - 1) / (by * cpt)),
                               (unsigned)((p.nz + cpz - 1) / cpz)};
     if (grid[2] > 65535 || grid[1] > 65535)
         return tess_error(TESS_ERR_ARG, "%s cuda: a grid of %ux%ux%u blocks exceeds the y and z limits (65535)",
@@ -118,10 +169,10 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         "// config: %s\n"
         "typedef %s REAL;\n%s"
         "#define QUAL __device__ __forceinline__\n#define RESTRICT __restrict__\n"
-        "#define BX %d\n#define BY %d\n#define CPT %d\n#define CPZ %d\n#define MIN_BLOCKS %d\n",
+        "#define BX %d\n#define BY %d\n#define CPT %d\n#define CPZ %d\n#define CPX %d\n#define MIN_BLOCKS %d\n",
         op->name, (long long)p.nz, (long long)p.ny, (long long)p.nx, tess_dtype_name(t->dtype),
         dev->arch[0] ? dev->arch : "cuda", config, f64 ? "double" : "float", lbm_cuda_storage(t->dtype), bx, by,
-        cpt, cpz, minb);
+        cpt, cpz, cpx, minb);
     if (tile) {
         /* the kinds of the block's cells and one neighbour on each side, per
          * plane; in 3D a ring of the planes z - 1, z, z + 1 */
@@ -137,6 +188,12 @@ tess_status lbm_cuda_emit(const tess_op *op, const tess_task *t, const tess_devi
         tess_strbuf_puts(&b, "#define LBM_TILE 0\n");
     }
     st = lbm_emit_cell(&p, select, &b);
+    if (!st && cpx > 1) {
+        tess_strbuf_puts(&b, lbm_cuda_shuffles(t->dtype));
+        tess_strbuf_puts(&b, lbm_cuda_kind_shuffles);
+        st = lbm_emit_row(&p, select, cpx, (int)tess_dtype_size(t->dtype), t->dtype == TESS_F16 ? "lbm_pack2" : NULL,
+                          &b);
+    }
     tess_strbuf_puts(&b, tess_src_stencils_lattice_templates_lbm_cu);
     memset(out, 0, sizeof *out);
     if (!st) st = tess_strbuf_finish(&b, &out->code);

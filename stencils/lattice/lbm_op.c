@@ -28,7 +28,7 @@ static tess_status lbm_buffers(const tess_op *op, const tess_task *t, tess_buffe
     const lbm_lattice *L = op->data;
     int64_t cells = tess_shape_elements(t->shape, t->ndim);
     tess_status st = tess_buffer_list_add(out, "g", TESS_BUF_IN, t->dtype, cells * L->q);
-    if (!st) st = tess_buffer_list_add(out, "flags", TESS_BUF_IN, TESS_I32, cells);
+    if (!st) st = tess_buffer_list_add(out, "flags", TESS_BUF_IN, TESS_U8, cells);
     if (!st) st = tess_buffer_list_add(out, "g_out", TESS_BUF_OUT, t->dtype, cells * L->q);
     if (!st) snprintf(out->spec[2].advances, sizeof out->spec[2].advances, "g");
     return st;
@@ -52,7 +52,7 @@ static void lbm_fill_populations(void *ctx, int64_t first, int64_t count, gsl_rn
 
 /* A mix of every cell kind, so each boundary rule meets every neighbourhood. */
 static void lbm_fill_flags(void *ctx, int64_t first, int64_t count, gsl_rng *r) {
-    int32_t *flags = ((const lbm_fill_ctx *)ctx)->host;
+    uint8_t *flags = ((const lbm_fill_ctx *)ctx)->host;
     for (int64_t c = first; c < first + count; c++) {
         double u = gsl_rng_uniform(r);
         flags[c] = u < 0.7 ? LBM_FLUID : u < 0.8 ? LBM_WALL : u < 0.9 ? LBM_MOVING : LBM_OUTLET;
@@ -81,7 +81,7 @@ static double lbm_flops(const tess_op *op, const tess_task *t) {
 static double lbm_bytes(const tess_op *op, const tess_task *t) {
     const lbm_lattice *L = op->data;
     double cells = (double)tess_shape_elements(t->shape, t->ndim);
-    return cells * (2.0 * L->q * (double)tess_dtype_size(t->dtype) + 4.0);
+    return cells * (2.0 * L->q * (double)tess_dtype_size(t->dtype) + 1.0);   /* and a byte of kind */
 }
 
 /* Errors are absolute at the scale of g (|g| well below 1): the rounding of

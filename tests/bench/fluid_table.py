@@ -31,8 +31,8 @@ def main(path):
         print("%-15s %-12s %9.4f %9.2f %11.2f %8.1f%% %7s  %s" % (
             r["label"], r["shape"], ms, rate, bound, 100 * rate / bound if copy else float("nan"),
             "%.2fx" % sp if sp else "n/a", best.get("config_text", "-")))
-    print("bound: calibrated copy bandwidth (%s GB/s) / (Q x 2 x bytes per population); the flags add"
-          " 4 bytes per cell on top" % ("%.0f" % copy if copy else "?"))
+    print("bound: calibrated copy bandwidth (%s GB/s) / (Q x 2 x bytes per population); the kinds add"
+          " 1 byte per cell on top" % ("%.0f" % copy if copy else "?"))
 
 
 if __name__ == "__main__":

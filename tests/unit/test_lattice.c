@@ -9,8 +9,9 @@
  *   - plane Couette flow between a wall and a moving wall settles on the
  *     exact linear profile, walls half-way between nodes (BGK and TRT, D2Q9
  *     and D3Q19);
- *   - CUDA sources of f16 storage, both layouts, TRT and f64 arithmetic
- *     compile with NVRTC for an H200 (skipped where NVRTC cannot be loaded);
+ *   - CUDA sources of f16 storage, both layouts, TRT, f64 arithmetic and
+ *     row segments of 2 and 4 cells per thread compile with NVRTC for an
+ *     H200 (skipped where NVRTC cannot be loaded);
  *   - bad tasks are refused with a message naming the reason.
  */
 #include <math.h>
@@ -34,7 +35,7 @@ static tess_task make_task(const tess_op *op, tess_dtype dt, const int64_t *shap
 }
 
 /* Runs `steps` reference steps of populations g (f64, soa) in place. */
-static void reference_steps(const tess_op *op, const tess_task *t, double **g, int32_t *flags, int64_t count,
+static void reference_steps(const tess_op *op, const tess_task *t, double **g, uint8_t *flags, int64_t count,
                             long steps) {
     double *next = calloc((size_t)count, sizeof *next);
     for (long s = 0; s < steps && next; s++) {
@@ -85,7 +86,7 @@ static void test_mass(const tess_op *op) {
     const int64_t shape[2] = {10, 12}, cells = 120;
     tess_task t = make_task(op, TESS_F64, shape, 2, "collision=trt,ux=0.1,omega=1.2");
     double *g = calloc((size_t)(9 * cells), sizeof *g);
-    int32_t flags[120];
+    uint8_t flags[120];
     double mass0 = 0;
     for (int64_t y = 0; y < 10; y++)
         for (int64_t x = 0; x < 12; x++)
@@ -109,7 +110,7 @@ static void test_uniform(const tess_op *op) {
     tess_task t = make_task(op, TESS_F64, shape, 3, "omega=1.7");
     const double u[3] = {0.05, -0.02, 0.03}, drho = 0.01;
     double *g = calloc((size_t)(L->q * cells), sizeof *g), geq[LBM_MAX_Q];
-    int32_t flags[120] = {0};
+    uint8_t flags[120] = {0};
     for (int i = 0; i < L->q; i++) {
         double cu = 3 * (L->c[i][0] * u[0] + L->c[i][1] * u[1] + L->c[i][2] * u[2]);
         geq[i] = L->w[i] * (drho + (1 + drho) * (cu + 0.5 * cu * cu - 1.5 * (u[0] * u[0] + u[1] * u[1] + u[2] * u[2])));
@@ -134,7 +135,7 @@ static void test_couette(const tess_op *op, const char *collision) {
     snprintf(attrs, sizeof attrs, "collision=%s,ux=0.05,omega=1.6", collision);
     tess_task t = make_task(op, TESS_F64, d == 3 ? shape : shape + 1, d, attrs);
     double *g = calloc((size_t)(L->q * cells), sizeof *g);
-    int32_t *flags = calloc((size_t)cells, sizeof *flags);
+    uint8_t *flags = calloc((size_t)cells, sizeof *flags);
     for (int64_t k = 0; k < cells; k++) {
         int64_t y = k / nx % ny;
         flags[k] = y == 0 ? LBM_WALL : y == ny - 1 ? LBM_MOVING : LBM_FLUID;
@@ -202,7 +203,7 @@ static void test_refusals(const tess_op *d2q9) {
     /* an unknown cell kind in the flags */
     t = make_task(d2q9, TESS_F64, shape2, 2, NULL);
     double g[9 * 64] = {0}, go[9 * 64];
-    int32_t flags[64] = {0};
+    uint8_t flags[64] = {0};
     flags[17] = 7;
     void *bufs[3] = {g, flags, go};
     CHECK(d2q9->reference(d2q9, &t, bufs) == TESS_ERR_ARG);
@@ -230,6 +231,11 @@ int main(void) {
     compile_cuda(d3q19, "ux=0.05", TESS_F32, "block_x=256,block_y=1,cpt=1,compute=f32,min_blocks=4,cpz=4,boundary=branch");
     compile_cuda(d2q9, "ux=0.05", TESS_F64, "block_x=128,block_y=2,cpt=1,compute=f64,boundary=select");
     compile_cuda(d3q19, "collision=trt,ux=0.05", TESS_F16, "block_x=64,block_y=2,cpt=1,compute=f32,boundary=select");
+    /* row segments of 2 and 4 cells per thread: vector accesses and shuffles */
+    compile_cuda(d3q19, "ux=0.05", TESS_F16, "block_x=128,block_y=1,cpt=1,compute=f32,cpz=2,boundary=select,cpx=2");
+    compile_cuda(d3q19, "collision=trt,uy=0.05", TESS_F16, "block_x=64,block_y=2,cpt=2,compute=f32,boundary=branch,cpx=4");
+    compile_cuda(d3q19, "ux=0.05", TESS_F32, "block_x=128,block_y=1,cpt=1,compute=f32,boundary=select,cpx=4");
+    compile_cuda(d2q9, "ux=0.05", TESS_F32, "block_x=32,block_y=4,cpt=2,compute=f64,boundary=select,cpx=2");
     test_refusals(d2q9);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
