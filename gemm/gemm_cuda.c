@@ -201,11 +201,14 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                  flags[] = {0, 1}, kslices[] = {1, 2, 4, 8};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    /* a convolution's default stays on mma: its wgmma kernels have not yet run on a GPU */
-    const int dflt_path = skinny && tess_gemm_skinny_default(&d) ? npaths : d.conv && mma ? PATH_MMA : npaths - 1;
+    /* The default: the last path offered (wgmma on sm_90, convolutions included), skinny for few rows. A
+     * convolution on wgmma takes tiles of bn 64 for 64 output channels, as its best fixed configs on an
+     * H200 did (data/bench/gemm-h200-run4); bk stays at 32, which every path pinned on its own accepts. */
+    const int dflt_path = skinny && tess_gemm_skinny_default(&d) ? npaths : npaths - 1;
+    const bool conv_wgmma = d.conv && wgmma;
     st = tess_space_add_labels(s, "path", npaths + skinny, labels, dflt_path);
     if (!st) st = tess_space_add(s, "bm", 5, tiles, mma || fp8 ? 3 : 2);
-    if (!st) st = tess_space_add(s, "bn", 5, tiles, mma || fp8 ? 3 : 2);
+    if (!st) st = tess_space_add(s, "bn", 5, tiles, conv_wgmma && d.n <= 64 ? 2 : mma || fp8 ? 3 : 2);
     if (!st) st = tess_space_add(s, "bk", 4, slices, mma || fp8 ? 2 : 1);
     if (!st) st = tess_space_add(s, "wm", 3, warps, 1);
     if (!st) st = tess_space_add(s, "wn", 3, warps, 1);

@@ -7,7 +7,8 @@
  * over the four layouts, the epilogues, C and convolutions; on an A100
  * (sm_80) the defaults of two tensor-core tasks; the skinny path (few rows,
  * B stored N x K) on both, sampled over its splits, and the mma path with K
- * split over blocks (and on the wgmma path). Each cubin holds its
+ * split over blocks (and on the wgmma path); the path of a convolution's
+ * default on each (wgmma on sm_90 where it applies). Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
  * offer no mma path. Prints the compile rate. NVRTC needs no GPU; without
  * it (or without the toolkit at build time) the test is skipped.
@@ -120,10 +121,32 @@ static bool compile_pinned(const tess_backend_ops *be, const tess_device *dev, c
     return ran;
 }
 
+/* Whether the default config of a task, unpinned, is on path `want`. */
+static void check_default_path(const tess_device *dev, const tess_op *op, const char *dtypes, const int64_t *shape,
+                               int ndim, const char *attrs, const char *want) {
+    tess_dtype roles[TESS_ROLE_COUNT];
+    CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
+    tess_task t;
+    CHECK_OK(tess_op_make_task(op, roles[0], roles[1], roles[2], shape, ndim, attrs, &t));
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(op, &t, dev, &s));
+    if (!s) return;
+    tess_config c;
+    tess_space_default(s, &c);
+    const int p = tess_space_param_index(s, "path");
+    const char *label = p >= 0 ? tess_space_param_label(s, p, c.v[p]) : NULL;
+    CHECK_MSG(label && strcmp(label, want) == 0, "%s %s on %s: default path %s, not %s", op->name, attrs ? attrs : "",
+              dev->arch, label ? label : "(none)", want);
+    CHECK_MSG(tess_space_valid(s, &c), "%s %s on %s: default violates %s", op->name, attrs ? attrs : "", dev->arch,
+              tess_space_violation(s, &c));
+    tess_space_destroy(s);
+}
+
 /* On an A100, the defaults of the tensor-core tasks. */
 static bool compile_sm80(const tess_backend_ops *be, const tess_device *dev, gsl_rng *rng) {
     const int64_t square[] = {256, 256, 256}, conv3[] = {2, 14, 14, 64, 64};
     const int64_t gemv[] = {1, 1000, 1032};
+    check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, "mma");
     bool ran = compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, "layout=nt", SIMT | MMA, 0, rng);
     ran = ran && compile_pinned(be, dev, "f16,f32,f16", gemv, "layout=nt", "path=skinny", 0, rng);
     return ran && compile_task(be, dev, &tess_op_conv2d, "f16,f32,f16", conv3, 5, NULL, SIMT | MMA, 0, rng);
@@ -132,6 +155,12 @@ static bool compile_sm80(const tess_backend_ops *be, const tess_device *dev, gsl
 static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int samples, gsl_rng *rng) {
     const int64_t odd[] = {33, 17, 40}, square[] = {256, 256, 256}, skinny[] = {16, 4096, 4096};
     const int64_t conv3[] = {2, 14, 14, 64, 64}, conv1[] = {2, 7, 7, 256, 64}, conv_odd[] = {1, 9, 9, 3, 8};
+    /* a convolution's default is on wgmma where it applies, on mma where not (stride 3) */
+    const int64_t conv_s2[] = {2, 112, 112, 64, 128};
+    check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv3, 5, NULL, "wgmma");
+    check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0", "wgmma");
+    check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv_s2, 5, "stride=2", "wgmma");
+    check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv_s2, 5, "stride=3", "mma");
     bool ran = compile_task(be, dev, &tess_op_gemm, "f32", odd, 3, "layout=tt,beta=1", SIMT, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_gemm, "f64", square, 3, "epilogue=gelu", SIMT, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, NULL, SIMT | MMA, 0, rng);
