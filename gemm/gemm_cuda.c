@@ -156,20 +156,32 @@ static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
            !d->a_trans && d->b_trans && d->m < (1LL << 31) && d->n < (1LL << 31);
 }
 
-/* A convolution's tile of bm output pixels: tile_h rows of tile_w (powers of two), the fewest pixels computed
- * in all (the widest of equals: longer runs of x per box row). */
-static int conv_tile_w(const tess_gemm_desc *d, int bm) {
-    int best = 1;
-    double best_pixels = INFINITY;
-    /* a box spans stride times the tile's pixels, 256 at most */
-    for (int w = 1; w <= bm && w * d->stride <= 256; w *= 2) {
-        const int h = bm / w;
-        const double pixels = ceil((double)d->out_h / h) * h * ceil((double)d->out_w / w) * w;
-        if (h * d->stride <= 256 && pixels <= best_pixels) {
-            best = w;
-            best_pixels = pixels;
+/* A convolution's tile of bm output pixels: tile_n images of tile_h rows of tile_w (powers of two). Of these, the
+ * fewest waves of tiles over the device's `units` multiprocessors (with bn-wide tiles of D), then the fewest
+ * pixels computed in all, the fewest images and the widest (longer runs of x per box row). Images smaller than
+ * the tile (7 x 7 in tiles of 128) share one instead of leaving most of its rows empty. */
+typedef struct conv_tile {
+    int w, h, n;
+} conv_tile;
+
+static conv_tile conv_tile_of(const tess_gemm_desc *d, int bm, int bn, int64_t units) {
+    conv_tile best = {1, bm, 1};
+    double best_waves = INFINITY, best_pixels = INFINITY;
+    const double tiles_n = ceil((double)d->n / bn);
+    for (int n = 1; n <= bm && n < 2 * d->batch; n *= 2)
+        /* a box spans stride times the tile's pixels, 256 at most */
+        for (int w = 1; w <= bm / n && w * d->stride <= 256; w *= 2) {
+            const int h = bm / n / w;
+            const double images = ceil((double)d->batch / n), rows = ceil((double)d->out_h / h),
+                         cols = ceil((double)d->out_w / w);
+            const double waves = ceil(images * rows * cols * tiles_n / (double)units), pixels = images * n * rows * h * cols * w;
+            if (h * d->stride > 256) continue;
+            if (waves < best_waves || (waves == best_waves && (pixels < best_pixels || (pixels == best_pixels && n == best.n)))) {
+                best = (conv_tile){w, h, n};
+                best_waves = waves;
+                best_pixels = pixels;
+            }
         }
-    }
     return best;
 }
 
@@ -278,7 +290,8 @@ static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
 
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
  * a block of a cluster loads 1/cluster of B's rows. */
-static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, int cluster, tess_kernel_source *out) {
+static void wgmma_tensor_maps(const tess_gemm_desc *d, const tess_device *dev, int bm, int bn, int bk, int cluster,
+                              tess_kernel_source *out) {
     const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn / cluster};
     const int buffer[2] = {d->buf_a, d->buf_b};
     for (int i = 0; i < 2; i++) {
@@ -296,19 +309,20 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     }
     out->ntensor_maps = 2;
     if (!conv_window(d)) return;
-    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels (stride apart:
-     * the box spans stride times as many, the copy stepping over those between) */
+    /* x as channels x columns x rows x images, a box of bk channels of tile_n images of tile_h x tile_w pixels
+     * (stride apart: the box spans stride times as many, the copy stepping over those between) */
     tess_tensor_map *m = &out->tensor_map[0];
-    const int64_t e = (int64_t)tess_dtype_size(d->in), tile_w = conv_tile_w(d, bm);
+    const int64_t e = (int64_t)tess_dtype_size(d->in);
+    const conv_tile tile = conv_tile_of(d, bm, bn, dev->units > 0 ? dev->units : 1);
     m->rank = 4;
     const uint64_t dims[4] = {(uint64_t)d->channels, (uint64_t)d->width, (uint64_t)d->height, (uint64_t)d->batch};
     memcpy(m->dims, dims, sizeof dims);
     m->strides[0] = (uint64_t)(d->channels * e);
     m->strides[1] = (uint64_t)(d->width * d->channels * e);
     m->strides[2] = (uint64_t)(d->height * d->width * d->channels * e);
-    m->box[1] = (uint32_t)(tile_w * d->stride);
-    m->box[2] = (uint32_t)(bm / tile_w * d->stride);
-    m->box[3] = 1;
+    m->box[1] = (uint32_t)(tile.w * d->stride);
+    m->box[2] = (uint32_t)(tile.h * d->stride);
+    m->box[3] = (uint32_t)tile.n;
     m->step[1] = m->step[2] = (uint32_t)d->stride;
 }
 
@@ -353,9 +367,10 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */
     const bool window = path == PATH_WGMMA && conv_window(&d);
-    const int tile_w = window ? conv_tile_w(&d, bm) : 0, tile_h = window ? bm / tile_w : 0;
-    const int64_t tiles_p = window ? (d.out_h + tile_h - 1) / tile_h : 0, tiles_q = window ? (d.out_w + tile_w - 1) / tile_w : 0;
-    const int64_t tiles_m = window ? (d.batch * tiles_p * tiles_q + cluster - 1) / cluster
+    const conv_tile tile = window ? conv_tile_of(&d, bm, bn, dev->units > 0 ? dev->units : 1) : (conv_tile){0, 0, 0};
+    const int64_t tiles_p = window ? (d.out_h + tile.h - 1) / tile.h : 0, tiles_q = window ? (d.out_w + tile.w - 1) / tile.w : 0;
+    const int64_t tiles_i = window ? (d.batch + tile.n - 1) / tile.n : 0;
+    const int64_t tiles_m = window ? (tiles_i * tiles_p * tiles_q + cluster - 1) / cluster
                                    : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
     const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
     const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
@@ -401,8 +416,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
                            "#define TMA_STORE %d\n#define OUT_BYTES %d\n",
                            layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window, tma_store, layout.out_bytes);
     if (window)
-        tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
-                           tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
+        tess_strbuf_printf(&b,
+                           "#define TILE_W %d\n#define TILE_H %d\n#define TILE_N %d\n#define IMAGES %lldLL\n#define TILES_P %lld\n"
+                           "#define TILES_Q %lld\n#define TILES_M %lld\n",
+                           tile.w, tile.h, tile.n, (long long)d.batch, (long long)tiles_p, (long long)tiles_q,
+                           (long long)tiles_m);
     if (path != PATH_SIMT)
         tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
                            (long long)per);
@@ -426,7 +444,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     snprintf(out->options, sizeof out->options, "--minimal");
     if (path == PATH_WGMMA) {
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
-        wgmma_tensor_maps(&d, bm, bn, bk, cluster, out);
+        wgmma_tensor_maps(&d, dev, bm, bn, bk, cluster, out);
         if (tma_store) store_tensor_map(&d, out);
     }
     if ((st = tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem))) return st;

@@ -32,11 +32,12 @@
 //
 // A convolution (stride 1 or 2) is the GEMM of its im2col view. A 1x1
 // filter of stride 1 without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
-// gives each block BM output pixels of one image, TILE_H rows of TILE_W,
-// and loads, for each filter tap and slice of BK channels, the box of x
+// gives each block BM output pixels of TILE_N images, TILE_H rows of TILE_W
+// each, and loads, for each filter tap and slice of BK channels, the box of x
 // those pixels read (a 4D tensor map over x: channels, columns, rows,
 // images; its traversal stride STRIDE in columns and rows), whose
-// coordinates outside the image the TMA fills with zeros: the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
+// coordinates outside the image (or past the last image) the TMA fills with zeros: the padding.
+// Defined then: TILE_W TILE_H TILE_N, IMAGES, TILES_P TILES_Q (tiles of an
 // image's output) and TILES_M (tile rows in tile_coords).
 
 #define CONSUMERS (BM / 64)
@@ -126,7 +127,7 @@ __device__ __forceinline__ void unit_range(unsigned unit, unsigned *tile, int *t
 }
 
 #if CONV_WINDOW
-// Output pixels of block tile `bt`: its image and the first row and column of its TILE_H x TILE_W.
+// Output pixels of block tile `bt`: its first image and the first row and column of its TILE_H x TILE_W.
 struct pixel_tile {
     int img, p0, q0;
 };
@@ -134,7 +135,7 @@ struct pixel_tile {
 __device__ __forceinline__ pixel_tile pixel_tile_of(unsigned bt)
 {
     pixel_tile px;
-    px.img = (int)(bt / (TILES_P * TILES_Q));
+    px.img = (int)(bt / (TILES_P * TILES_Q)) * TILE_N;
     px.p0 = (int)(bt / TILES_Q % TILES_P) * TILE_H;
     px.q0 = (int)(bt % TILES_Q) * TILE_W;
     return px;
@@ -268,10 +269,11 @@ __device__ __forceinline__ void store_registers(out_t *D, const out_t *Cm, const
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #if CONV_WINDOW
-        // the pixel of the tile's row; GM (nothing stored) outside the image
+        // the pixel of the tile's row; GM (nothing stored) outside the image or past the last one
         const pixel_tile px = pixel_tile_of((unsigned)(m0 / BM));
-        const int p = px.p0 + (tile_row + 8 * h) / TILE_W, q = px.q0 + (tile_row + 8 * h) % TILE_W;
-        rows[h] = p < OUT_P && q < OUT_Q ? ((long long)px.img * OUT_P + p) * OUT_Q + q : GM;
+        const int r = tile_row + 8 * h, img = px.img + r / (TILE_W * TILE_H);
+        const int p = px.p0 + r % (TILE_W * TILE_H) / TILE_W, q = px.q0 + r % TILE_W;
+        rows[h] = img < IMAGES && p < OUT_P && q < OUT_Q ? ((long long)img * OUT_P + p) * OUT_Q + q : GM;
 #else
         rows[h] = m0 + tile_row + 8 * h;
 #endif

@@ -8,7 +8,8 @@
  * (sm_80) the defaults of two tensor-core tasks; the skinny path (few rows,
  * B stored N x K) on both, sampled over its splits, and the mma path with K
  * split over blocks (and on the wgmma path); the path of a convolution's
- * default on each (wgmma on sm_90 where it applies). Each cubin holds its
+ * default on each (wgmma on sm_90 where it applies) and its tiles of
+ * several small images. Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
  * offer no mma path. Prints the compile rate. NVRTC needs no GPU; without
  * it (or without the toolkit at build time) the test is skipped.
@@ -142,6 +143,25 @@ static void check_default_path(const tess_device *dev, const tess_op *op, const 
     tess_space_destroy(s);
 }
 
+/* Whether the default config of a conv2d task on dev emits `text`, and compiles; false if skipped. */
+static bool check_conv_emits(const tess_backend_ops *be, const tess_device *dev, const int64_t *shape, const char *attrs,
+                             const char *text) {
+    tess_task t;
+    CHECK_OK(tess_op_make_task(&tess_op_conv2d, TESS_BF16, TESS_F32, TESS_BF16, shape, 5, attrs, &t));
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(&tess_op_conv2d, &t, dev, &s));
+    if (!s) return true;
+    tess_config c;
+    tess_space_default(s, &c);
+    tess_kernel_source src;
+    CHECK_OK(tess_op_emit(&tess_op_conv2d, &t, dev, s, &c, &src));
+    CHECK_MSG(src.code && strstr(src.code, text), "conv2d %s: no '%s' in its default's source", attrs ? attrs : "", text);
+    tess_kernel_source_free(&src);
+    const bool ran = compile_config(be, dev, &tess_op_conv2d, &t, s, &c);
+    tess_space_destroy(s);
+    return ran;
+}
+
 /* On an A100, the defaults of the tensor-core tasks. */
 static bool compile_sm80(const tess_backend_ops *be, const tess_device *dev, gsl_rng *rng) {
     const int64_t square[] = {256, 256, 256}, conv3[] = {2, 14, 14, 64, 64};
@@ -161,7 +181,12 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv1, 5, "filter=1,pad=0", "wgmma");
     check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv_s2, 5, "stride=2", "wgmma");
     check_default_path(dev, &tess_op_conv2d, "bf16,f32,bf16", conv_s2, 5, "stride=3", "mma");
-    bool ran = compile_task(be, dev, &tess_op_gemm, "f32", odd, 3, "layout=tt,beta=1", SIMT, samples, rng);
+    /* tiles of 128 pixels: 7 x 7 images as 16 rows of 8 pixels (one wave of 56 tiles, 1792 pixels against 4096
+     * in 8 x 16 tiles of one image); 56 x 56 as 8 x 8 pixels of two images (784 tiles, 6 waves against 7) */
+    const int64_t res_7[] = {32, 7, 7, 512, 512}, res_56[] = {32, 56, 56, 64, 64};
+    bool ran = check_conv_emits(be, dev, res_7, NULL, "#define TILE_W 8\n#define TILE_H 1\n#define TILE_N 16\n") &&
+               check_conv_emits(be, dev, res_56, NULL, "#define TILE_W 8\n#define TILE_H 8\n#define TILE_N 2\n");
+    ran = ran && compile_task(be, dev, &tess_op_gemm, "f32", odd, 3, "layout=tt,beta=1", SIMT, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_gemm, "f64", square, 3, "epilogue=gelu", SIMT, samples, rng);
     ran = ran && compile_task(be, dev, &tess_op_gemm, "bf16,f32,bf16", square, 3, NULL, SIMT | MMA, 0, rng);
     const int64_t llm[] = {4096, 14336, 4096}, decode[] = {16, 4096, 4096};
