@@ -34,6 +34,13 @@
  *               added into f32 registers and restarted (0: never). Their fp8
  *               accumulator keeps about 14 bits, too few for long sums; the
  *               registers of a second accumulator hold bn to 128
+ *   ctas        (after the skinny parameters, so that neither path holds it)
+ *               wgmma: persistent blocks per multiprocessor (1 or 2). Two
+ *               blocks of one consumer (wm 1, bn <= 128: within 128 registers a
+ *               thread) overlap one's loads and stores of D with the other's
+ *               MMAs, where short sums over K (convolutions) leave the tensor
+ *               cores idle between tiles; skinny: 2 caps its registers for
+ *               twice the blocks per multiprocessor (gemm_skinny.c); others 1
  * and, for few rows of A, path skinny (gemm_skinny.c) with its own parameters.
  */
 #include <math.h>
@@ -69,6 +76,8 @@ typedef struct cuda_limits {
     bool a_trans, b_trans;
     double skinny;       /* the path's value of skinny, or -1: tess_gemm_skinny_add constrains it */
     bool kslices;        /* whether the space has P_KSLICES */
+    int ctas;            /* the index of ctas in the space (ctas_legal's copy only) */
+    double smem_per_sm;  /* bytes of shared memory of a multiprocessor */
     double m, n, k, units;
 } cuda_limits;
 
@@ -125,6 +134,16 @@ static bool legal(const double *v, void *user) {
                (bk * l->in_bytes == 64 || bk * l->in_bytes == 128) && wgmma_smem(v, l) <= l->smem_optin;
     const double wtm = bm / v[P_WM], wtn = bn / v[P_WN];
     return bk >= 32 && wtm >= 16 && wtn >= 16 && wtm * wtn <= 32 * 128 && mma_smem(v, l) <= l->smem_optin;
+}
+
+/* ctas 2: on skinny, or on wgmma with one consumer of bn <= 128 and both blocks' shared memory within a
+ * multiprocessor's. */
+static bool ctas_legal(const double *v, void *user) {
+    const cuda_limits *l = user;
+    const double ctas = v[l->ctas];
+    if (ctas == 1 || v[P_PATH] == l->skinny) return true;
+    return (int)v[P_PATH] + l->first_path == PATH_WGMMA && v[P_WM] == 1 && v[P_BN] <= 128 &&
+           ctas * (wgmma_smem(v, l) + 1024) <= l->smem_per_sm;
 }
 
 /* Whether every operand can be read in 16-byte chunks of 8 elements. */
@@ -204,13 +223,15 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                 .out_bytes = (int)tess_dtype_size(d.out),
                                 .tma_store = !conv_window(&d) && d.n * (int64_t)tess_dtype_size(d.out) % 16 == 0,
                                 .a_trans = d.a_trans, .b_trans = d.b_trans, .skinny = skinny ? npaths : -1,
-                                .kslices = mma, .m = (double)d.m, .n = (double)d.n, .k = (double)d.k,
+                                .kslices = mma, .ctas = -1,
+                                .smem_per_sm = dev->smem_per_sm > 0 ? (double)dev->smem_per_sm : 0,
+                                .m = (double)d.m, .n = (double)d.n, .k = (double)d.k,
                                 .units = dev->units > 0 ? dev->units : 1};
     /* slices of K in elements: e4m3's twice as many for the same bytes */
     const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
                  slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
                  stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2}, promotes[] = {0, 1, 2, 4},
-                 flags[] = {0, 1}, kslices[] = {1, 2, 4, 8};
+                 flags[] = {0, 1}, kslices[] = {1, 2, 4, 8}, ctas[] = {1, 2};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
     /* The default: the last path offered (wgmma on sm_90, convolutions included), skinny for few rows. A
@@ -243,6 +264,16 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "kslices > 1: mma, or wgmma of cluster 1 without tma_store nor windows, fewer tiles than "
                                             "multiprocessors, no slice empty");
     if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
+    if (!st && (wgmma || skinny)) {
+        cuda_limits with_ctas = limits;
+        with_ctas.ctas = tess_space_nparams(s);
+        st = tess_space_add(s, "ctas", 2, ctas, 0);
+        if (!st) st = tess_space_set_optional(s, "ctas", 1);
+        if (!st)
+            st = tess_space_add_constraint_copy(s, ctas_legal, &with_ctas, sizeof with_ctas,
+                                                "ctas 2: skinny, or wgmma of wm 1 and bn <= 128 with both blocks' "
+                                                "shared memory within a multiprocessor's");
+    }
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -290,7 +321,7 @@ static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
 
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
  * a block of a cluster loads 1/cluster of B's rows. */
-static void wgmma_tensor_maps(const tess_gemm_desc *d, const tess_device *dev, int bm, int bn, int bk, int cluster,
+static void wgmma_tensor_maps(const tess_gemm_desc *d, int64_t slots, int bm, int bn, int bk, int cluster,
                               tess_kernel_source *out) {
     const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn / cluster};
     const int buffer[2] = {d->buf_a, d->buf_b};
@@ -313,7 +344,7 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, const tess_device *dev, i
      * (stride apart: the box spans stride times as many, the copy stepping over those between) */
     tess_tensor_map *m = &out->tensor_map[0];
     const int64_t e = (int64_t)tess_dtype_size(d->in);
-    const conv_tile tile = conv_tile_of(d, bm, bn, dev->units > 0 ? dev->units : 1);
+    const conv_tile tile = conv_tile_of(d, bm, bn, slots);
     m->rank = 4;
     const uint64_t dims[4] = {(uint64_t)d->channels, (uint64_t)d->width, (uint64_t)d->height, (uint64_t)d->batch};
     memcpy(m->dims, dims, sizeof dims);
@@ -367,7 +398,11 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */
     const bool window = path == PATH_WGMMA && conv_window(&d);
-    const conv_tile tile = window ? conv_tile_of(&d, bm, bn, dev->units > 0 ? dev->units : 1) : (conv_tile){0, 0, 0};
+    const int ctas = path == PATH_WGMMA && tess_space_param_index(s, "ctas") >= 0 ? (int)tess_config_get(s, c, "ctas") : 1;
+    /* wgmma is persistent: at most ctas blocks per SM (clusters of `cluster` blocks), each walking its (tile, slice
+     * of K) units a grid apart */
+    const int64_t sms = dev->units > 0 ? dev->units : 1, slots = ctas * sms / cluster * cluster;
+    const conv_tile tile = window ? conv_tile_of(&d, bm, bn, slots) : (conv_tile){0, 0, 0};
     const int64_t tiles_p = window ? (d.out_h + tile.h - 1) / tile.h : 0, tiles_q = window ? (d.out_w + tile.w - 1) / tile.w : 0;
     const int64_t tiles_i = window ? (d.batch + tile.n - 1) / tile.n : 0;
     const int64_t tiles_m = window ? (tiles_i * tiles_p * tiles_q + cluster - 1) / cluster
@@ -376,10 +411,8 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
                             ? (int)tess_config_get(s, c, "kslices") : 1;
     const int64_t per = slices_per(d.k, bk, kslices);
-    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking its (tile, slice of K) units a grid
-     * apart */
-    const int64_t sms = dev->units > 0 ? dev->units : 1, units = tiles * kslices;
-    const int64_t grid = path == PATH_WGMMA ? (units < sms / cluster ? units : sms / cluster) * cluster : units;
+    const int64_t units = tiles * kslices, clusters = slots / cluster;
+    const int64_t grid = path == PATH_WGMMA ? (units < clusters ? units : clusters) * cluster : units;
     if (tiles > 0x7fffffff || grid > 0x7fffffff)
         return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)(tiles * kslices));
     if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
@@ -413,8 +446,9 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (path == PATH_WGMMA)
         tess_strbuf_printf(&b,
                            "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n#define CONV_WINDOW %d\n"
-                           "#define TMA_STORE %d\n#define OUT_BYTES %d\n",
-                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window, tma_store, layout.out_bytes);
+                           "#define TMA_STORE %d\n#define OUT_BYTES %d\n#define CTAS %d\n",
+                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window, tma_store, layout.out_bytes,
+                           ctas);
     if (window)
         tess_strbuf_printf(&b,
                            "#define TILE_W %d\n#define TILE_H %d\n#define TILE_N %d\n#define IMAGES %lldLL\n#define TILES_P %lld\n"
@@ -444,7 +478,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     snprintf(out->options, sizeof out->options, "--minimal");
     if (path == PATH_WGMMA) {
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
-        wgmma_tensor_maps(&d, dev, bm, bn, bk, cluster, out);
+        wgmma_tensor_maps(&d, slots, bm, bn, bk, cluster, out);
         if (tma_store) store_tensor_map(&d, out);
     }
     if ((st = tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem))) return st;

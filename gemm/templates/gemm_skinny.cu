@@ -23,7 +23,8 @@
 // order (distributed shared memory: no round trip through L2, no last block
 // adding every slice alone; the order, so the result, fixed).
 // Defined above gemm_common.cuh: MT NF WARPS UNROLL KSPAN KSPLIT COLS TILES
-// (column tiles) PREFETCH THREADS PARAMS CLUSTER_REDUCE; the generator checks K % 8 == 0
+// (column tiles) PREFETCH THREADS PARAMS CLUSTER_REDUCE MIN_BLOCKS (the blocks per
+// multiprocessor ptxas fits the registers to); the generator checks K % 8 == 0
 // (A stored K x M is staged element by element, so M may be any).
 
 #define ROWS (16 * MT)                       // rows of the products
@@ -115,7 +116,7 @@ __device__ __forceinline__ void cluster_finish(out_t *D, const out_t *Cm, const 
 }
 #endif
 
-extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_skinny(PARAMS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     in_t *As = reinterpret_cast<in_t *>(smem);

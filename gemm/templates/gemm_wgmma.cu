@@ -19,7 +19,8 @@
 // PROMOTE (0, or every how many slices the MMAs' sums are added into f32
 // registers: the fp8 MMAs accumulate with about 14 bits), TMA_STORE (each
 // consumer stages its rows of D in shared memory for the TMA to store,
-// instead of storing from registers) with OUT_BYTES; and wgmma_step
+// instead of storing from registers) with OUT_BYTES, CTAS (the persistent
+// blocks resident on a multiprocessor, for the register budget); and wgmma_step
 // (one m64nBNkK_STEP on BN/2 accumulators, generated for BN). The
 // primitives (tensor maps, descriptors, mbarriers, 2D TMA loads, wgmma
 // fences) are core/templates/hopper.cuh's, placed above as well.
@@ -363,7 +364,7 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
     (void)D, (void)map_d;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+extern "C" __global__ void __launch_bounds__(THREADS, CTAS)
     gemm_wgmma(PARAMS, const __grid_constant__ tensor_map map_a, const __grid_constant__ tensor_map map_b
 #if TMA_STORE
                , const __grid_constant__ tensor_map map_d

@@ -5,7 +5,8 @@
  * the epilogues, columns and K with remainders, the default, the largest
  * and random configs, and pinned splits of K (one block per column tile,
  * and partial sums added across blocks: from L2 by a tile's last block, or
- * on sm_90 for up to 8 slices within a cluster); the mma path with K split over
+ * on sm_90 for up to 8 slices within a cluster), registers capped (ctas=2);
+ * the mma path with K split over
  * blocks (kslices) on tasks of few tiles, with C and an epilogue; on sm_90
  * the wgmma path with K split over its (tile, slice) units. Each
  * config is verified by the hardware evaluator against the float64
@@ -31,6 +32,7 @@ static const skinny_case cases[] = {
     {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt", "path=skinny", 2},
     {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt,epilogue=gelu", "path=skinny,ksplit=1", 0},
     {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt,beta=1", "path=skinny,ksplit=16,unroll=2", 0},
+    {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt", "path=skinny,ctas=2", 1},
     {"bf16,f32,bf16", {1, 8192, 8192}, "layout=nt", "path=skinny", 1},
     {"f16,f32,f32", {5, 300, 264}, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 2},
     {"bf16,f32,bf16", {13, 1000, 1032}, "layout=nt,epilogue=gelu,alpha=0.5", "path=skinny", 2},

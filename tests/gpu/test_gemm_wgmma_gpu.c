@@ -11,6 +11,7 @@
  *     inside tiles, clusters, 3x3 and 5x5 filters) and 1x1 as a GEMM;
  *     of stride 2 in windows whose copies step over every other pixel
  *     (3x3 with padding, odd images, 1x1);
+ *   - two persistent blocks of one consumer per multiprocessor (ctas);
  *   - images smaller than a tile, several to a tile (7 x 7, 3 images;
  *     stride 2, clusters);
  *   - the default of a convolution, unpinned, on wgmma (ResNet-50 layers);
@@ -56,6 +57,9 @@ int main(void) {
     check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, "epilogue=bias", "wgmma", rng);
     check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, NULL, "wgmma,cluster=2", rng);
     check_path(cuda, &dev, conv, "f16,f32,f16", small_s2, 5, "stride=2", "wgmma", rng);
+    /* two persistent blocks per multiprocessor */
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma,bm=64,wm=1,ctas=2", rng);
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", ragged, 3, "layout=nt,beta=2", "wgmma,bm=64,wm=1,ctas=2", rng);
     /* a convolution's default is on wgmma: ResNet-50's layers at a batch of 2 */
     const int64_t res_56[5] = {2, 56, 56, 64, 64}, res_1x1[5] = {2, 56, 56, 256, 64}, res_7[5] = {2, 7, 7, 512, 512},
                   res_s2[5] = {2, 112, 112, 64, 128};

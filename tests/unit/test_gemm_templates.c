@@ -7,7 +7,8 @@
  * over the four layouts, the epilogues, C and convolutions; on an A100
  * (sm_80) the defaults of two tensor-core tasks; the skinny path (few rows,
  * B stored N x K) on both, sampled over its splits, and the mma path with K
- * split over blocks (and on the wgmma path); the path of a convolution's
+ * split over blocks (and on the wgmma path), two blocks per multiprocessor
+ * (wgmma, and skinny's register cap); the path of a convolution's
  * default on each (wgmma on sm_90 where it applies) and its tiles of
  * several small images. Each cubin holds its
  * launch's entry; tasks whose operands cannot be read in 16-byte chunks
@@ -213,6 +214,8 @@ static bool compile_all(const tess_backend_ops *be, const tess_device *dev, int 
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,cluster=2,tma_store=1", samples, rng);
     ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,kslices=2", samples, rng);
     ran = ran && compile_pinned(be, dev, "f16,f32,f32", split_tn, "layout=nt,beta=1,epilogue=gelu", "path=wgmma,kslices=8", 0, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", prefill, "layout=nt", "path=wgmma,bm=64,wm=1,ctas=2", samples, rng);
+    ran = ran && compile_pinned(be, dev, "bf16,f32,bf16", decode, "layout=nt", "path=skinny,ctas=2", samples, rng);
     return ran;
 }
 
