@@ -48,11 +48,12 @@ static inline void check_default(const tess_backend_ops *cuda, const tess_device
     tess_space_default(s, &c);
     const int p = tess_space_param_index(s, "path");
     const char *label = p >= 0 ? tess_space_param_label(s, p, c.v[p]) : NULL;
+    const bool on_path = label && strcmp(label, path) == 0;   /* the label lives in the space */
     char key[TESS_KEY_MAX], text[512];
     tess_task_key(&t, key, sizeof key);
     tess_config_format(s, &c, text, sizeof text);
     tess_space_destroy(s);
-    CHECK_MSG(label && strcmp(label, path) == 0, "%s: the default %s is not on path %s", key, text, path);
+    CHECK_MSG(on_path, "%s: the default %s is not on path %s", key, text, path);
     outcomes o = evaluate(cuda, dev, op, &t, &c, 1);
     CHECK_MSG(o.n[TESS_RESULT_OK] == 1, "%s: the default %s: %s", key, text, o.message);
     printf("%s default %s on %s: verified\n", key, text, dev->name);
