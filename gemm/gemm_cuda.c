@@ -28,7 +28,8 @@
  *               multiprocessors idle, their partial sums added by
  *               templates/gemm_split.cuh (offered with the mma path; on
  *               wgmma each (tile, slice) is a unit of the persistent walk,
- *               with clusters of one, D stored from registers, no windows)
+ *               with clusters of one, D stored from registers; a convolution in
+ *               windows keeps its partials by its tiles' pixels)
  *   promote     e4m3 only (which has no mma path, so no kslices: the two share
  *               a slot): slices of K after which the tensor cores' sums are
  *               added into f32 registers and restarted (0: never). Their fp8
@@ -87,16 +88,18 @@ static int64_t slices_per(int64_t k, int bk, int kslices) {
     return (total + per - 1) / per == kslices ? per : 0;
 }
 
-/* mma, and wgmma without clusters or the TMA's stores, not in windows: a K split only where the tiles leave
- * multiprocessors idle, every slice used, the partials within bounds. */
+/* mma, and wgmma without clusters or the TMA's stores: a K split only where the tiles leave multiprocessors idle,
+ * every slice used, the partials within bounds (a convolution in windows keeps them for its tiles' pixels: at
+ * most twice its rows). */
 static bool split_legal(const double *v, const cuda_limits *l, int path, double smem) {
     const double kslices = l->kslices ? v[P_KSLICES] : 1;
     if (kslices == 1) return true;
     const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
-    const bool wgmma_split = path == PATH_WGMMA && v[P_CLUSTER] == 1 && v[P_TMA_STORE] == 0 && l->window_channels == 0;
+    const bool wgmma_split = path == PATH_WGMMA && v[P_CLUSTER] == 1 && v[P_TMA_STORE] == 0;
+    const double rows = l->window_channels > 0 ? 2 * l->m : l->m;
     return (path == PATH_MMA || wgmma_split) && tiles < l->units &&
            slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
-           4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
+           4 * kslices * rows * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
 }
 
 static double mma_smem(const double *v, const cuda_limits *l) {
@@ -183,7 +186,7 @@ typedef struct conv_tile {
     int w, h, n;
 } conv_tile;
 
-static conv_tile conv_tile_of(const tess_gemm_desc *d, int bm, int bn, int64_t units) {
+static conv_tile conv_tile_of(const tess_gemm_desc *d, int bm, int bn, double units) {
     conv_tile best = {1, bm, 1};
     double best_waves = INFINITY, best_pixels = INFINITY;
     const double tiles_n = ceil((double)d->n / bn);
@@ -193,7 +196,7 @@ static conv_tile conv_tile_of(const tess_gemm_desc *d, int bm, int bn, int64_t u
             const int h = bm / n / w;
             const double images = ceil((double)d->batch / n), rows = ceil((double)d->out_h / h),
                          cols = ceil((double)d->out_w / w);
-            const double waves = ceil(images * rows * cols * tiles_n / (double)units), pixels = images * n * rows * h * cols * w;
+            const double waves = ceil(images * rows * cols * tiles_n / units), pixels = images * n * rows * h * cols * w;
             if (h * d->stride > 256) continue;
             if (waves < best_waves || (waves == best_waves && (pixels < best_pixels || (pixels == best_pixels && n == best.n)))) {
                 best = (conv_tile){w, h, n};
@@ -261,7 +264,7 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
                                             "promote: bn <= 128; a convolution's bk divides its channels; tma_store: wgmma, rows of D of 16-byte "
                                             "multiples, not in windows; shared memory within the device's; "
-                                            "kslices > 1: mma, or wgmma of cluster 1 without tma_store nor windows, fewer tiles than "
+                                            "kslices > 1: mma, or wgmma of cluster 1 without tma_store, fewer tiles than "
                                             "multiprocessors, no slice empty");
     if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
     if (!st && (wgmma || skinny)) {
@@ -321,7 +324,7 @@ static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
 
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
  * a block of a cluster loads 1/cluster of B's rows. */
-static void wgmma_tensor_maps(const tess_gemm_desc *d, int64_t slots, int bm, int bn, int bk, int cluster,
+static void wgmma_tensor_maps(const tess_gemm_desc *d, double tile_slots, int bm, int bn, int bk, int cluster,
                               tess_kernel_source *out) {
     const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn / cluster};
     const int buffer[2] = {d->buf_a, d->buf_b};
@@ -344,7 +347,7 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int64_t slots, int bm, in
      * (stride apart: the box spans stride times as many, the copy stepping over those between) */
     tess_tensor_map *m = &out->tensor_map[0];
     const int64_t e = (int64_t)tess_dtype_size(d->in);
-    const conv_tile tile = conv_tile_of(d, bm, bn, slots);
+    const conv_tile tile = conv_tile_of(d, bm, bn, tile_slots);
     m->rank = 4;
     const uint64_t dims[4] = {(uint64_t)d->channels, (uint64_t)d->width, (uint64_t)d->height, (uint64_t)d->batch};
     memcpy(m->dims, dims, sizeof dims);
@@ -402,23 +405,26 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     /* wgmma is persistent: at most ctas blocks per SM (clusters of `cluster` blocks), each walking its (tile, slice
      * of K) units a grid apart */
     const int64_t sms = dev->units > 0 ? dev->units : 1, slots = ctas * sms / cluster * cluster;
-    const conv_tile tile = window ? conv_tile_of(&d, bm, bn, slots) : (conv_tile){0, 0, 0};
+    const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
+                            ? (int)tess_config_get(s, c, "kslices") : 1;
+    /* the blocks per tile's slice of K: kslices units of each tile share the slots */
+    const double tile_slots = (double)slots / kslices;
+    const conv_tile tile = window ? conv_tile_of(&d, bm, bn, tile_slots) : (conv_tile){0, 0, 0};
     const int64_t tiles_p = window ? (d.out_h + tile.h - 1) / tile.h : 0, tiles_q = window ? (d.out_w + tile.w - 1) / tile.w : 0;
     const int64_t tiles_i = window ? (d.batch + tile.n - 1) / tile.n : 0;
     const int64_t tiles_m = window ? (tiles_i * tiles_p * tiles_q + cluster - 1) / cluster
                                    : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
     const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
-    const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
-                            ? (int)tess_config_get(s, c, "kslices") : 1;
     const int64_t per = slices_per(d.k, bk, kslices);
     const int64_t units = tiles * kslices, clusters = slots / cluster;
     const int64_t grid = path == PATH_WGMMA ? (units < clusters ? units : clusters) * cluster : units;
     if (tiles > 0x7fffffff || grid > 0x7fffffff)
         return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)(tiles * kslices));
     if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
-    if (path == PATH_WGMMA && kslices > 1 && (cluster > 1 || tma_store || window))
-        return tess_error(TESS_ERR_ARG, "%s cuda: wgmma splits K with clusters of one, without tma_store, not in windows",
-                          op->name);
+    if (path == PATH_WGMMA && kslices > 1 && (cluster > 1 || tma_store))
+        return tess_error(TESS_ERR_ARG, "%s cuda: wgmma splits K with clusters of one, without tma_store", op->name);
+    if (window && kslices > 1 && 4.0 * kslices * (double)(tiles_m * bm) * (double)d.n > TESS_GEMM_SPLIT_WORKSPACE_MAX)
+        return tess_error(TESS_ERR_ARG, "%s cuda: the partials of %d slices exceed the workspace", op->name, kslices);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -458,6 +464,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (path != PATH_SIMT)
         tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
                            (long long)per);
+    if (window) tess_strbuf_printf(&b, "#define SPLIT_ROWS %lldLL\n", (long long)(tiles_m * bm));
     if (path == PATH_WGMMA)   /* the consumers, behind the producer warpgroup, add the slices' partials */
         tess_strbuf_printf(&b, "#define SPLIT_THREADS %d\n#define SPLIT_TID (threadIdx.x - 128)\n"
                            "#define split_sync() asm volatile(\"bar.sync 3, %d;\" ::: \"memory\")\n", threads - 128,
@@ -478,7 +485,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     snprintf(out->options, sizeof out->options, "--minimal");
     if (path == PATH_WGMMA) {
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
-        wgmma_tensor_maps(&d, slots, bm, bn, bk, cluster, out);
+        wgmma_tensor_maps(&d, tile_slots, bm, bn, bk, cluster, out);
         if (tma_store) store_tensor_map(&d, out);
     }
     if ((st = tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem))) return st;

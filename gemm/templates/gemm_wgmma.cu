@@ -29,7 +29,9 @@
 // (tile, slice) units, TILE_SLICES cut into KSPLIT runs of SLICES_PER
 // slices: the consumers store their f32 partial sums and the last unit of a
 // tile adds them in slice order (gemm_split.cuh, with the consumers'
-// named barrier as its split_sync).
+// named barrier as its split_sync; a convolution in windows keeps them by
+// the tiles' rows, SPLIT_ROWS of them, each stored to the pixel window_row
+// gives).
 //
 // A convolution (stride 1 or 2) is the GEMM of its im2col view. A 1x1
 // filter of stride 1 without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
@@ -128,20 +130,6 @@ __device__ __forceinline__ void unit_range(unsigned unit, unsigned *tile, int *t
 }
 
 #if CONV_WINDOW
-// Output pixels of block tile `bt`: its first image and the first row and column of its TILE_H x TILE_W.
-struct pixel_tile {
-    int img, p0, q0;
-};
-
-__device__ __forceinline__ pixel_tile pixel_tile_of(unsigned bt)
-{
-    pixel_tile px;
-    px.img = (int)(bt / (TILES_P * TILES_Q)) * TILE_N;
-    px.p0 = (int)(bt / TILES_Q % TILES_P) * TILE_H;
-    px.q0 = (int)(bt % TILES_Q) * TILE_W;
-    return px;
-}
-
 __device__ __forceinline__ void tma_load_4d(unsigned dst, const tensor_map *map, int c, int x, int y, int img, unsigned bar)
 {
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -270,11 +258,7 @@ __device__ __forceinline__ void store_registers(out_t *D, const out_t *Cm, const
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #if CONV_WINDOW
-        // the pixel of the tile's row; GM (nothing stored) outside the image or past the last one
-        const pixel_tile px = pixel_tile_of((unsigned)(m0 / BM));
-        const int r = tile_row + 8 * h, img = px.img + r / (TILE_W * TILE_H);
-        const int p = px.p0 + r % (TILE_W * TILE_H) / TILE_W, q = px.q0 + r % TILE_W;
-        rows[h] = img < IMAGES && p < OUT_P && q < OUT_Q ? ((long long)img * OUT_P + p) * OUT_Q + q : GM;
+        rows[h] = window_row((unsigned)(m0 / BM), tile_row + 8 * h);
 #else
         rows[h] = m0 + tile_row + 8 * h;
 #endif

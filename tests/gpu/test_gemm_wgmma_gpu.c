@@ -11,6 +11,7 @@
  *     inside tiles, clusters, 3x3 and 5x5 filters) and 1x1 as a GEMM;
  *     of stride 2 in windows whose copies step over every other pixel
  *     (3x3 with padding, odd images, 1x1);
+ *   - a K split of convolutions read in windows (stride 1 and 2);
  *   - two persistent blocks of one consumer per multiprocessor (ctas);
  *   - images smaller than a tile, several to a tile (7 x 7, 3 images;
  *     stride 2, clusters);
@@ -57,6 +58,10 @@ int main(void) {
     check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, "epilogue=bias", "wgmma", rng);
     check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, NULL, "wgmma,cluster=2", rng);
     check_path(cuda, &dev, conv, "f16,f32,f16", small_s2, 5, "stride=2", "wgmma", rng);
+    /* K split over blocks in windows: partials by the tiles' pixels */
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, "epilogue=bias", "wgmma,kslices=2", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma,kslices=4", rng);
+    check_path(cuda, &dev, conv, "f16,f32,f16", small_s2, 5, "stride=2", "wgmma,kslices=2", rng);
     /* two persistent blocks per multiprocessor */
     check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma,bm=64,wm=1,ctas=2", rng);
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", ragged, 3, "layout=nt,beta=2", "wgmma,bm=64,wm=1,ctas=2", rng);
