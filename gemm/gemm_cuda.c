@@ -28,12 +28,20 @@
  *               multiprocessors idle, their partial sums added by
  *               templates/gemm_split.cuh (offered with the mma path; on
  *               wgmma each (tile, slice) is a unit of the persistent walk,
- *               with clusters of one, D stored from registers, no windows)
+ *               with clusters of one, D stored from registers; a convolution in
+ *               windows keeps its partials by its tiles' pixels)
  *   promote     e4m3 only (which has no mma path, so no kslices: the two share
  *               a slot): slices of K after which the tensor cores' sums are
  *               added into f32 registers and restarted (0: never). Their fp8
  *               accumulator keeps about 14 bits, too few for long sums; the
  *               registers of a second accumulator hold bn to 128
+ *   ctas        (after the skinny parameters, so that neither path holds it)
+ *               wgmma: persistent blocks per multiprocessor (1 or 2). Two
+ *               blocks of one consumer (wm 1, bn <= 128: within 128 registers a
+ *               thread) overlap one's loads and stores of D with the other's
+ *               MMAs, where short sums over K (convolutions) leave the tensor
+ *               cores idle between tiles; skinny: 2 caps its registers for
+ *               twice the blocks per multiprocessor (gemm_skinny.c); others 1
  * and, for few rows of A, path skinny (gemm_skinny.c) with its own parameters.
  */
 #include <math.h>
@@ -69,6 +77,8 @@ typedef struct cuda_limits {
     bool a_trans, b_trans;
     double skinny;       /* the path's value of skinny, or -1: tess_gemm_skinny_add constrains it */
     bool kslices;        /* whether the space has P_KSLICES */
+    int ctas;            /* the index of ctas in the space (ctas_legal's copy only) */
+    double smem_per_sm;  /* bytes of shared memory of a multiprocessor */
     double m, n, k, units;
 } cuda_limits;
 
@@ -78,16 +88,18 @@ static int64_t slices_per(int64_t k, int bk, int kslices) {
     return (total + per - 1) / per == kslices ? per : 0;
 }
 
-/* mma, and wgmma without clusters or the TMA's stores, not in windows: a K split only where the tiles leave
- * multiprocessors idle, every slice used, the partials within bounds. */
+/* mma, and wgmma without clusters or the TMA's stores: a K split only where the tiles leave multiprocessors idle,
+ * every slice used, the partials within bounds (a convolution in windows keeps them for its tiles' pixels: at
+ * most twice its rows). */
 static bool split_legal(const double *v, const cuda_limits *l, int path, double smem) {
     const double kslices = l->kslices ? v[P_KSLICES] : 1;
     if (kslices == 1) return true;
     const double tiles = ceil(l->m / v[P_BM]) * ceil(l->n / v[P_BN]);
-    const bool wgmma_split = path == PATH_WGMMA && v[P_CLUSTER] == 1 && v[P_TMA_STORE] == 0 && l->window_channels == 0;
+    const bool wgmma_split = path == PATH_WGMMA && v[P_CLUSTER] == 1 && v[P_TMA_STORE] == 0;
+    const double rows = l->window_channels > 0 ? 2 * l->m : l->m;
     return (path == PATH_MMA || wgmma_split) && tiles < l->units &&
            slices_per((int64_t)l->k, (int)v[P_BK], (int)kslices) > 0 &&
-           4 * kslices * l->m * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
+           4 * kslices * rows * l->n <= TESS_GEMM_SPLIT_WORKSPACE_MAX && smem + 64 <= l->smem_optin;   /* 64: its static counter */
 }
 
 static double mma_smem(const double *v, const cuda_limits *l) {
@@ -127,6 +139,16 @@ static bool legal(const double *v, void *user) {
     return bk >= 32 && wtm >= 16 && wtn >= 16 && wtm * wtn <= 32 * 128 && mma_smem(v, l) <= l->smem_optin;
 }
 
+/* ctas 2: on skinny, or on wgmma with one consumer of bn <= 128 and both blocks' shared memory within a
+ * multiprocessor's. */
+static bool ctas_legal(const double *v, void *user) {
+    const cuda_limits *l = user;
+    const double ctas = v[l->ctas];
+    if (ctas == 1 || v[P_PATH] == l->skinny) return true;
+    return (int)v[P_PATH] + l->first_path == PATH_WGMMA && v[P_WM] == 1 && v[P_BN] <= 128 &&
+           ctas * (wgmma_smem(v, l) + 1024) <= l->smem_per_sm;
+}
+
 /* Whether every operand can be read in 16-byte chunks of 8 elements. */
 static bool chunks_aligned(const tess_gemm_desc *d) {
     const bool a = d->conv ? d->channels % 8 == 0 : (d->a_trans ? d->m : d->k) % 8 == 0;
@@ -156,20 +178,32 @@ static bool has_wgmma(const tess_gemm_desc *d, const tess_device *dev) {
            !d->a_trans && d->b_trans && d->m < (1LL << 31) && d->n < (1LL << 31);
 }
 
-/* A convolution's tile of bm output pixels: tile_h rows of tile_w (powers of two), the fewest pixels computed
- * in all (the widest of equals: longer runs of x per box row). */
-static int conv_tile_w(const tess_gemm_desc *d, int bm) {
-    int best = 1;
-    double best_pixels = INFINITY;
-    /* a box spans stride times the tile's pixels, 256 at most */
-    for (int w = 1; w <= bm && w * d->stride <= 256; w *= 2) {
-        const int h = bm / w;
-        const double pixels = ceil((double)d->out_h / h) * h * ceil((double)d->out_w / w) * w;
-        if (h * d->stride <= 256 && pixels <= best_pixels) {
-            best = w;
-            best_pixels = pixels;
+/* A convolution's tile of bm output pixels: tile_n images of tile_h rows of tile_w (powers of two). Of these, the
+ * fewest waves of tiles over the device's `units` multiprocessors (with bn-wide tiles of D), then the fewest
+ * pixels computed in all, the fewest images and the widest (longer runs of x per box row). Images smaller than
+ * the tile (7 x 7 in tiles of 128) share one instead of leaving most of its rows empty. */
+typedef struct conv_tile {
+    int w, h, n;
+} conv_tile;
+
+static conv_tile conv_tile_of(const tess_gemm_desc *d, int bm, int bn, double units) {
+    conv_tile best = {1, bm, 1};
+    double best_waves = INFINITY, best_pixels = INFINITY;
+    const double tiles_n = ceil((double)d->n / bn);
+    for (int n = 1; n <= bm && n < 2 * d->batch; n *= 2)
+        /* a box spans stride times the tile's pixels, 256 at most */
+        for (int w = 1; w <= bm / n && w * d->stride <= 256; w *= 2) {
+            const int h = bm / n / w;
+            const double images = ceil((double)d->batch / n), rows = ceil((double)d->out_h / h),
+                         cols = ceil((double)d->out_w / w);
+            const double waves = ceil(images * rows * cols * tiles_n / units), pixels = images * n * rows * h * cols * w;
+            if (h * d->stride > 256) continue;
+            if (waves < best_waves || (waves == best_waves && (pixels < best_pixels || (pixels == best_pixels && n == best.n)))) {
+                best = (conv_tile){w, h, n};
+                best_waves = waves;
+                best_pixels = pixels;
+            }
         }
-    }
     return best;
 }
 
@@ -192,20 +226,25 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                 .out_bytes = (int)tess_dtype_size(d.out),
                                 .tma_store = !conv_window(&d) && d.n * (int64_t)tess_dtype_size(d.out) % 16 == 0,
                                 .a_trans = d.a_trans, .b_trans = d.b_trans, .skinny = skinny ? npaths : -1,
-                                .kslices = mma, .m = (double)d.m, .n = (double)d.n, .k = (double)d.k,
+                                .kslices = mma, .ctas = -1,
+                                .smem_per_sm = dev->smem_per_sm > 0 ? (double)dev->smem_per_sm : 0,
+                                .m = (double)d.m, .n = (double)d.n, .k = (double)d.k,
                                 .units = dev->units > 0 ? dev->units : 1};
     /* slices of K in elements: e4m3's twice as many for the same bytes */
     const double tiles[] = {16, 32, 64, 128, 256}, warps[] = {1, 2, 4},
                  slices[] = {8 * (fp8 ? 2 : 1), 16 * (fp8 ? 2 : 1), 32 * (fp8 ? 2 : 1), 64 * (fp8 ? 2 : 1)},
                  stages[] = {2, 3, 4, 5}, groups[] = {1, 4, 8, 16}, clusters[] = {1, 2}, promotes[] = {0, 1, 2, 4},
-                 flags[] = {0, 1}, kslices[] = {1, 2, 4, 8};
+                 flags[] = {0, 1}, kslices[] = {1, 2, 4, 8}, ctas[] = {1, 2};
     tess_space *s = tess_space_create();
     if (!s) return tess_error(TESS_ERR_NOMEM, "%s cuda space", op->name);
-    /* a convolution's default stays on mma: its wgmma kernels have not yet run on a GPU */
-    const int dflt_path = skinny && tess_gemm_skinny_default(&d) ? npaths : d.conv && mma ? PATH_MMA : npaths - 1;
+    /* The default: the last path offered (wgmma on sm_90, convolutions included), skinny for few rows. A
+     * convolution on wgmma takes tiles of bn 64 for 64 output channels, as its best fixed configs on an
+     * H200 did (data/bench/gemm-h200-run4); bk stays at 32, which every path pinned on its own accepts. */
+    const int dflt_path = skinny && tess_gemm_skinny_default(&d) ? npaths : npaths - 1;
+    const bool conv_wgmma = d.conv && wgmma;
     st = tess_space_add_labels(s, "path", npaths + skinny, labels, dflt_path);
     if (!st) st = tess_space_add(s, "bm", 5, tiles, mma || fp8 ? 3 : 2);
-    if (!st) st = tess_space_add(s, "bn", 5, tiles, mma || fp8 ? 3 : 2);
+    if (!st) st = tess_space_add(s, "bn", 5, tiles, conv_wgmma && d.n <= 64 ? 2 : mma || fp8 ? 3 : 2);
     if (!st) st = tess_space_add(s, "bk", 4, slices, mma || fp8 ? 2 : 1);
     if (!st) st = tess_space_add(s, "wm", 3, warps, 1);
     if (!st) st = tess_space_add(s, "wn", 3, warps, 1);
@@ -225,9 +264,19 @@ tess_status tess_gemm_cuda_space(const tess_op *op, const tess_task *t, const te
                                             "wm <= 128, wn 2, bn >= 64, rows of bk of 64 or 128 bytes; cluster 1 but on wgmma; "
                                             "promote: bn <= 128; a convolution's bk divides its channels; tma_store: wgmma, rows of D of 16-byte "
                                             "multiples, not in windows; shared memory within the device's; "
-                                            "kslices > 1: mma, or wgmma of cluster 1 without tma_store nor windows, fewer tiles than "
+                                            "kslices > 1: mma, or wgmma of cluster 1 without tma_store, fewer tiles than "
                                             "multiprocessors, no slice empty");
     if (!st && skinny) st = tess_gemm_skinny_add(s, &d, dev, npaths);
+    if (!st && (wgmma || skinny)) {
+        cuda_limits with_ctas = limits;
+        with_ctas.ctas = tess_space_nparams(s);
+        st = tess_space_add(s, "ctas", 2, ctas, 0);
+        if (!st) st = tess_space_set_optional(s, "ctas", 1);
+        if (!st)
+            st = tess_space_add_constraint_copy(s, ctas_legal, &with_ctas, sizeof with_ctas,
+                                                "ctas 2: skinny, or wgmma of wm 1 and bn <= 128 with both blocks' "
+                                                "shared memory within a multiprocessor's");
+    }
     if (st) {
         tess_space_destroy(s);
         return st;
@@ -275,7 +324,8 @@ static void wgmma_function(tess_strbuf *b, int bn, tess_dtype in) {
 
 /* The TMA descriptors of A (M rows of K) and B (N rows of K): boxes of bk x rows, swizzled by rows of bk;
  * a block of a cluster loads 1/cluster of B's rows. */
-static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, int cluster, tess_kernel_source *out) {
+static void wgmma_tensor_maps(const tess_gemm_desc *d, double tile_slots, int bm, int bn, int bk, int cluster,
+                              tess_kernel_source *out) {
     const int64_t rows[2] = {d->m, d->n}, box[2] = {bm, bn / cluster};
     const int buffer[2] = {d->buf_a, d->buf_b};
     for (int i = 0; i < 2; i++) {
@@ -293,19 +343,20 @@ static void wgmma_tensor_maps(const tess_gemm_desc *d, int bm, int bn, int bk, i
     }
     out->ntensor_maps = 2;
     if (!conv_window(d)) return;
-    /* x as channels x columns x rows x images, a box of bk channels of tile_h x tile_w pixels (stride apart:
-     * the box spans stride times as many, the copy stepping over those between) */
+    /* x as channels x columns x rows x images, a box of bk channels of tile_n images of tile_h x tile_w pixels
+     * (stride apart: the box spans stride times as many, the copy stepping over those between) */
     tess_tensor_map *m = &out->tensor_map[0];
-    const int64_t e = (int64_t)tess_dtype_size(d->in), tile_w = conv_tile_w(d, bm);
+    const int64_t e = (int64_t)tess_dtype_size(d->in);
+    const conv_tile tile = conv_tile_of(d, bm, bn, tile_slots);
     m->rank = 4;
     const uint64_t dims[4] = {(uint64_t)d->channels, (uint64_t)d->width, (uint64_t)d->height, (uint64_t)d->batch};
     memcpy(m->dims, dims, sizeof dims);
     m->strides[0] = (uint64_t)(d->channels * e);
     m->strides[1] = (uint64_t)(d->width * d->channels * e);
     m->strides[2] = (uint64_t)(d->height * d->width * d->channels * e);
-    m->box[1] = (uint32_t)(tile_w * d->stride);
-    m->box[2] = (uint32_t)(bm / tile_w * d->stride);
-    m->box[3] = 1;
+    m->box[1] = (uint32_t)(tile.w * d->stride);
+    m->box[2] = (uint32_t)(tile.h * d->stride);
+    m->box[3] = (uint32_t)tile.n;
     m->step[1] = m->step[2] = (uint32_t)d->stride;
 }
 
@@ -350,24 +401,30 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     const int threads = path == PATH_WGMMA ? 128 * (1 + bm / 64) : 32 * (int)(v[P_WM] * v[P_WN]);
     /* a cluster's blocks share a tile of cluster * bm rows; a convolution in windows has tiles of pixels */
     const bool window = path == PATH_WGMMA && conv_window(&d);
-    const int tile_w = window ? conv_tile_w(&d, bm) : 0, tile_h = window ? bm / tile_w : 0;
-    const int64_t tiles_p = window ? (d.out_h + tile_h - 1) / tile_h : 0, tiles_q = window ? (d.out_w + tile_w - 1) / tile_w : 0;
-    const int64_t tiles_m = window ? (d.batch * tiles_p * tiles_q + cluster - 1) / cluster
-                                   : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
-    const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
+    const int ctas = path == PATH_WGMMA && tess_space_param_index(s, "ctas") >= 0 ? (int)tess_config_get(s, c, "ctas") : 1;
+    /* wgmma is persistent: at most ctas blocks per SM (clusters of `cluster` blocks), each walking its (tile, slice
+     * of K) units a grid apart */
+    const int64_t sms = dev->units > 0 ? dev->units : 1, slots = ctas * sms / cluster * cluster;
     const int kslices = path != PATH_SIMT && tess_space_param_index(s, "kslices") >= 0
                             ? (int)tess_config_get(s, c, "kslices") : 1;
+    /* the blocks per tile's slice of K: kslices units of each tile share the slots */
+    const double tile_slots = (double)slots / kslices;
+    const conv_tile tile = window ? conv_tile_of(&d, bm, bn, tile_slots) : (conv_tile){0, 0, 0};
+    const int64_t tiles_p = window ? (d.out_h + tile.h - 1) / tile.h : 0, tiles_q = window ? (d.out_w + tile.w - 1) / tile.w : 0;
+    const int64_t tiles_i = window ? (d.batch + tile.n - 1) / tile.n : 0;
+    const int64_t tiles_m = window ? (tiles_i * tiles_p * tiles_q + cluster - 1) / cluster
+                                   : (d.m + (int64_t)bm * cluster - 1) / ((int64_t)bm * cluster);
+    const int64_t tiles = tiles_m * ((d.n + bn - 1) / bn);
     const int64_t per = slices_per(d.k, bk, kslices);
-    /* wgmma is persistent: a cluster per `cluster` SMs at most, each walking its (tile, slice of K) units a grid
-     * apart */
-    const int64_t sms = dev->units > 0 ? dev->units : 1, units = tiles * kslices;
-    const int64_t grid = path == PATH_WGMMA ? (units < sms / cluster ? units : sms / cluster) * cluster : units;
+    const int64_t units = tiles * kslices, clusters = slots / cluster;
+    const int64_t grid = path == PATH_WGMMA ? (units < clusters ? units : clusters) * cluster : units;
     if (tiles > 0x7fffffff || grid > 0x7fffffff)
         return tess_error(TESS_ERR_ARG, "%s cuda: %lld tiles do not fit a grid", op->name, (long long)(tiles * kslices));
     if (per == 0) return tess_error(TESS_ERR_ARG, "%s cuda: %d slices of K leave one empty", op->name, kslices);
-    if (path == PATH_WGMMA && kslices > 1 && (cluster > 1 || tma_store || window))
-        return tess_error(TESS_ERR_ARG, "%s cuda: wgmma splits K with clusters of one, without tma_store, not in windows",
-                          op->name);
+    if (path == PATH_WGMMA && kslices > 1 && (cluster > 1 || tma_store))
+        return tess_error(TESS_ERR_ARG, "%s cuda: wgmma splits K with clusters of one, without tma_store", op->name);
+    if (window && kslices > 1 && 4.0 * kslices * (double)(tiles_m * bm) * (double)d.n > TESS_GEMM_SPLIT_WORKSPACE_MAX)
+        return tess_error(TESS_ERR_ARG, "%s cuda: the partials of %d slices exceed the workspace", op->name, kslices);
     char config[512], key[TESS_KEY_MAX];
     if ((st = tess_config_format(s, c, config, sizeof config)) || (st = tess_task_key(t, key, sizeof key))) return st;
     static const char *const entries[] = {"gemm_simt", "gemm_mma", "gemm_wgmma"};
@@ -395,14 +452,19 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     if (path == PATH_WGMMA)
         tess_strbuf_printf(&b,
                            "#define IN_BYTES %d\n#define SWIZZLE_MODE %d\n#define PROMOTE %d\n#define CONV_WINDOW %d\n"
-                           "#define TMA_STORE %d\n#define OUT_BYTES %d\n",
-                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window, tma_store, layout.out_bytes);
+                           "#define TMA_STORE %d\n#define OUT_BYTES %d\n#define CTAS %d\n",
+                           layout.in_bytes, bk * layout.in_bytes == 128 ? 1 : 2, promote, window, tma_store, layout.out_bytes,
+                           ctas);
     if (window)
-        tess_strbuf_printf(&b, "#define TILE_W %d\n#define TILE_H %d\n#define TILES_P %lld\n#define TILES_Q %lld\n#define TILES_M %lld\n",
-                           tile_w, tile_h, (long long)tiles_p, (long long)tiles_q, (long long)tiles_m);
+        tess_strbuf_printf(&b,
+                           "#define TILE_W %d\n#define TILE_H %d\n#define TILE_N %d\n#define IMAGES %lldLL\n#define TILES_P %lld\n"
+                           "#define TILES_Q %lld\n#define TILES_M %lld\n",
+                           tile.w, tile.h, tile.n, (long long)d.batch, (long long)tiles_p, (long long)tiles_q,
+                           (long long)tiles_m);
     if (path != PATH_SIMT)
         tess_strbuf_printf(&b, "#define KSPLIT %d\n#define TILES %lld\n#define SLICES_PER %lld\n", kslices, (long long)tiles,
                            (long long)per);
+    if (window) tess_strbuf_printf(&b, "#define SPLIT_ROWS %lldLL\n", (long long)(tiles_m * bm));
     if (path == PATH_WGMMA)   /* the consumers, behind the producer warpgroup, add the slices' partials */
         tess_strbuf_printf(&b, "#define SPLIT_THREADS %d\n#define SPLIT_TID (threadIdx.x - 128)\n"
                            "#define split_sync() asm volatile(\"bar.sync 3, %d;\" ::: \"memory\")\n", threads - 128,
@@ -423,7 +485,7 @@ tess_status tess_gemm_cuda_emit(const tess_op *op, const tess_task *t, const tes
     snprintf(out->options, sizeof out->options, "--minimal");
     if (path == PATH_WGMMA) {
         snprintf(out->min_arch, sizeof out->min_arch, "sm_90a");
-        wgmma_tensor_maps(&d, bm, bn, bk, cluster, out);
+        wgmma_tensor_maps(&d, tile_slots, bm, bn, bk, cluster, out);
         if (tma_store) store_tensor_map(&d, out);
     }
     if ((st = tess_kernel_source_add_launch(out, entries[path], (unsigned)grid, (unsigned)threads, smem))) return st;

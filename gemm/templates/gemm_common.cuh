@@ -6,7 +6,9 @@
 // GK A_TRANS B_TRANS; ALPHA BETA HAS_C; EPI_BIAS EPI_GELU EPI_SILU; C_PTR and
 // BIAS_PTR (the kernel's parameters, or null); TILE_M BN GROUP_M (tiles of
 // GROUP_M rows of tiles are visited together, so their B columns stay in
-// L2); CONV with IMG_H IMG_W CH FS STRIDE PAD OUT_P OUT_Q.
+// L2); CONV with IMG_H IMG_W CH FS STRIDE PAD OUT_P OUT_Q, and for a
+// convolution read in windows CONV_WINDOW with TILE_W TILE_H TILE_N IMAGES
+// TILES_P TILES_Q (gemm_wgmma.cu).
 
 typedef ACC_T acc_t;
 
@@ -120,6 +122,31 @@ __device__ __forceinline__ void tile_coords(unsigned b, long long *m0, long long
     *m0 = (long long)(first + b % per_group % rows) * TILE_M;
     *n0 = (long long)(b % per_group / rows) * BN;
 }
+
+#if CONV_WINDOW
+// A convolution read in windows (the wgmma path): block tile bt holds BM output pixels of TILE_N images,
+// TILE_H rows of TILE_W each. Its first image and the first row and column of its TILE_H x TILE_W.
+struct pixel_tile {
+    int img, p0, q0;
+};
+
+__device__ __forceinline__ pixel_tile pixel_tile_of(unsigned bt)
+{
+    pixel_tile px;
+    px.img = (int)(bt / (TILES_P * TILES_Q)) * TILE_N;
+    px.p0 = (int)(bt / TILES_Q % TILES_P) * TILE_H;
+    px.q0 = (int)(bt % TILES_Q) * TILE_W;
+    return px;
+}
+
+// The row of D of row r of block tile bt: GM (nothing stored) outside the image or past the last one.
+__device__ __forceinline__ long long window_row(unsigned bt, int r)
+{
+    const pixel_tile px = pixel_tile_of(bt);
+    const int img = px.img + r / (TILE_W * TILE_H), p = px.p0 + r % (TILE_W * TILE_H) / TILE_W, q = px.q0 + r % TILE_W;
+    return img < IMAGES && p < OUT_P && q < OUT_Q ? ((long long)img * OUT_P + p) * OUT_Q + q : GM;
+}
+#endif
 
 // epilogue(ALPHA acc + BETA C(m, n)), the value of D(m, n) before its conversion to out_t.
 __device__ __forceinline__ acc_t epilogue_value(const out_t *Cm, const out_t *bias, long long m, long long n, acc_t acc)

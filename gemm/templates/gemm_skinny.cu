@@ -15,9 +15,16 @@
 // the same order. UNROLL steps of loads are issued before the previous
 // steps' products, so UNROLL NF 16 bytes per lane are in flight.
 //
-// With KSPLIT > 1 the slices' partial sums are added by gemm_split.cuh.
+// With KSPLIT > 1 the slices' partial sums are added by gemm_split.cuh, or
+// with CLUSTER_REDUCE (sm_90, KSPLIT <= 8) within a cluster: the KSPLIT
+// blocks of a column tile (consecutive blocks, slice = cluster rank) each
+// leave their partials in shared memory, and after a cluster barrier each
+// adds 1/KSPLIT of the tile's elements over the cluster's blocks in slice
+// order (distributed shared memory: no round trip through L2, no last block
+// adding every slice alone; the order, so the result, fixed).
 // Defined above gemm_common.cuh: MT NF WARPS UNROLL KSPAN KSPLIT COLS TILES
-// (column tiles) PREFETCH THREADS PARAMS; the generator checks K % 8 == 0
+// (column tiles) PREFETCH THREADS PARAMS CLUSTER_REDUCE MIN_BLOCKS (the blocks per
+// multiprocessor ptxas fits the registers to); the generator checks K % 8 == 0
 // (A stored K x M is staged element by element, so M may be any).
 
 #define ROWS (16 * MT)                       // rows of the products
@@ -79,11 +86,45 @@ __device__ __forceinline__ void stage_a_wait()
     __syncthreads();
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
+#if CLUSTER_REDUCE
+// The partials of a block in shared memory, after A's rows: SROWS x COLS f32.
+#define PARTIALS_OFFSET ((SROWS * A_STRIDE * 2 + 15) / 16 * 16)
+
+__device__ __forceinline__ void cluster_barrier()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// D over this block's share of the tile's SROWS x COLS elements: the sum of every block's partials, slice order.
+__device__ __forceinline__ void cluster_finish(out_t *D, const out_t *Cm, const out_t *bias, const float *partials, int tile,
+                                               int slice)
+{
+    const int count = SROWS * COLS, per = (count + KSPLIT - 1) / KSPLIT;
+    const unsigned local = smem_addr(partials);
+    for (int e = slice * per + threadIdx.x; e < (slice + 1) * per && e < count; e += THREADS) {
+        float sum = 0;
+#pragma unroll
+        for (int r = 0; r < KSPLIT; ++r) {
+            unsigned remote;
+            float v;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local + 4u * (unsigned)e), "r"(r));
+            asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+            sum += v;
+        }
+        store_d(D, Cm, bias, e / COLS, (long long)tile * COLS + e % COLS, sum);
+    }
+}
+#endif
+
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) gemm_skinny(PARAMS)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     in_t *As = reinterpret_cast<in_t *>(smem);
+#if CLUSTER_REDUCE
+    const int tile = blockIdx.x / KSPLIT, slice = blockIdx.x % KSPLIT;   // slice: the rank in the cluster
+#else
     const int tile = blockIdx.x % TILES, slice = blockIdx.x / TILES;
+#endif
     const long long k0 = (long long)slice * KSPAN;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
     const long long n_warp = (long long)tile * COLS + warp * (NF * 8);
@@ -160,6 +201,9 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
             for (int f = 0; f < NF; ++f) cur[u][f] = next[u][f];
     }
 
+#if CLUSTER_REDUCE
+    float *partials = reinterpret_cast<float *>(smem + PARTIALS_OFFSET);
+#endif
 #pragma unroll
     for (int i = 0; i < MT; ++i)
 #pragma unroll
@@ -167,13 +211,19 @@ extern "C" __global__ void __launch_bounds__(THREADS) gemm_skinny(PARAMS)
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
                 const long long m = 16 * i + g + (q >= 2 ? 8 : 0), n = n_warp + 8 * f + 2 * t + (q & 1);
-#if KSPLIT == 1
+#if CLUSTER_REDUCE
+                if (m < SROWS) partials[m * COLS + (n - (long long)tile * COLS)] = acc[i][f][q];
+#elif KSPLIT == 1
                 store_d(D, C_PTR, BIAS_PTR, m, n, acc[i][f][q]);
 #else
                 split_store(slice, m, n, acc[i][f][q]);
 #endif
             }
-#if KSPLIT > 1
+#if CLUSTER_REDUCE
+    cluster_barrier();   // every block's partials are in its shared memory
+    cluster_finish(D, C_PTR, BIAS_PTR, partials, tile, slice);
+    cluster_barrier();   // no block leaves while another reads its partials
+#elif KSPLIT > 1
     if (split_arrive_last(tile)) split_finish(D, C_PTR, BIAS_PTR, tile, 0, (long long)tile * COLS, (int)GM, COLS);
 #endif
 }

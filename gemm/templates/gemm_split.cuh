@@ -9,6 +9,17 @@
 // of the block's threads store partials (the wgmma kernel's consumers),
 // SPLIT_THREADS of them numbered SPLIT_TID, synchronized by split_sync().
 
+// The partials' rows: GM, or SPLIT_ROWS (a convolution in windows: the tiles' rows, row r of the partials being
+// row r % BM of block tile r / BM, whose row of D window_row gives).
+#ifndef SPLIT_ROWS
+#define SPLIT_ROWS GM
+#endif
+#if CONV_WINDOW
+#define split_row_of_d(r) window_row((unsigned)((r) / BM), (int)((r) % BM))
+#else
+#define split_row_of_d(r) (r)
+#endif
+
 #ifndef SPLIT_THREADS
 #define SPLIT_THREADS THREADS
 #define SPLIT_TID threadIdx.x
@@ -16,13 +27,13 @@
 #endif
 
 #if KSPLIT > 1
-__device__ float split_partial[KSPLIT * GM * GN];   // [slice][m][n]
+__device__ float split_partial[KSPLIT * SPLIT_ROWS * GN];   // [slice][row][n]
 __device__ unsigned split_arrived[TILES] = {0};     // slices done per tile
 
-// Slice `slice`'s partial sum of D(m, n), when (m, n) is inside D.
+// Slice `slice`'s partial sum of D(m, n) (m: a row of the partials), when (m, n) is inside them.
 __device__ __forceinline__ void split_store(int slice, long long m, long long n, float v)
 {
-    if (m < GM && n < GN) split_partial[(slice * GM + m) * GN + n] = v;
+    if (m < SPLIT_ROWS && n < GN) split_partial[(slice * SPLIT_ROWS + m) * GN + n] = v;
 }
 
 // Whether this block is the last of its tile to finish (every thread gets the answer).
@@ -52,14 +63,14 @@ __device__ __forceinline__ void split_finish(out_t *D, const out_t *Cm, const ou
         for (int b = 0; b < SPLIT_BATCH; ++b) {
             const int e = e0 + b * SPLIT_THREADS;
             const long long m = m0 + e / cols, n = n0 + e % cols;
-            const bool inside = e < count && m < GM && n < GN;
+            const bool inside = e < count && m < SPLIT_ROWS && n < GN;
 #pragma unroll
             for (int s = 0; s < KSPLIT; ++s) {
                 part[b][s] = 0;
                 if (inside)   // from L2, where the other blocks wrote it
                     asm volatile("ld.global.cg.f32 %0, [%1];\n"
                                  : "=f"(part[b][s])
-                                 : "l"(split_partial + (s * GM + m) * GN + n));
+                                 : "l"(split_partial + (s * SPLIT_ROWS + m) * GN + n));
             }
         }
 #pragma unroll
@@ -68,7 +79,7 @@ __device__ __forceinline__ void split_finish(out_t *D, const out_t *Cm, const ou
             float sum = 0;
 #pragma unroll
             for (int s = 0; s < KSPLIT; ++s) sum += part[b][s];   // in slice order
-            if (e < count) store_d(D, Cm, bias, m0 + e / cols, n0 + e % cols, sum);
+            if (e < count) store_d(D, Cm, bias, split_row_of_d(m0 + e / cols), n0 + e % cols, sum);
         }
     }
     if (SPLIT_TID == 0) split_arrived[tile] = 0;

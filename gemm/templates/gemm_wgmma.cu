@@ -19,7 +19,8 @@
 // PROMOTE (0, or every how many slices the MMAs' sums are added into f32
 // registers: the fp8 MMAs accumulate with about 14 bits), TMA_STORE (each
 // consumer stages its rows of D in shared memory for the TMA to store,
-// instead of storing from registers) with OUT_BYTES; and wgmma_step
+// instead of storing from registers) with OUT_BYTES, CTAS (the persistent
+// blocks resident on a multiprocessor, for the register budget); and wgmma_step
 // (one m64nBNkK_STEP on BN/2 accumulators, generated for BN). The
 // primitives (tensor maps, descriptors, mbarriers, 2D TMA loads, wgmma
 // fences) are core/templates/hopper.cuh's, placed above as well.
@@ -28,15 +29,18 @@
 // (tile, slice) units, TILE_SLICES cut into KSPLIT runs of SLICES_PER
 // slices: the consumers store their f32 partial sums and the last unit of a
 // tile adds them in slice order (gemm_split.cuh, with the consumers'
-// named barrier as its split_sync).
+// named barrier as its split_sync; a convolution in windows keeps them by
+// the tiles' rows, SPLIT_ROWS of them, each stored to the pixel window_row
+// gives).
 //
 // A convolution (stride 1 or 2) is the GEMM of its im2col view. A 1x1
 // filter of stride 1 without padding reads x as the M x C matrix A. Any other (CONV_WINDOW)
-// gives each block BM output pixels of one image, TILE_H rows of TILE_W,
-// and loads, for each filter tap and slice of BK channels, the box of x
+// gives each block BM output pixels of TILE_N images, TILE_H rows of TILE_W
+// each, and loads, for each filter tap and slice of BK channels, the box of x
 // those pixels read (a 4D tensor map over x: channels, columns, rows,
 // images; its traversal stride STRIDE in columns and rows), whose
-// coordinates outside the image the TMA fills with zeros: the padding. Defined then: TILE_W TILE_H TILES_P TILES_Q (tiles of an
+// coordinates outside the image (or past the last image) the TMA fills with zeros: the padding.
+// Defined then: TILE_W TILE_H TILE_N, IMAGES, TILES_P TILES_Q (tiles of an
 // image's output) and TILES_M (tile rows in tile_coords).
 
 #define CONSUMERS (BM / 64)
@@ -126,20 +130,6 @@ __device__ __forceinline__ void unit_range(unsigned unit, unsigned *tile, int *t
 }
 
 #if CONV_WINDOW
-// Output pixels of block tile `bt`: its image and the first row and column of its TILE_H x TILE_W.
-struct pixel_tile {
-    int img, p0, q0;
-};
-
-__device__ __forceinline__ pixel_tile pixel_tile_of(unsigned bt)
-{
-    pixel_tile px;
-    px.img = (int)(bt / (TILES_P * TILES_Q));
-    px.p0 = (int)(bt / TILES_Q % TILES_P) * TILE_H;
-    px.q0 = (int)(bt % TILES_Q) * TILE_W;
-    return px;
-}
-
 __device__ __forceinline__ void tma_load_4d(unsigned dst, const tensor_map *map, int c, int x, int y, int img, unsigned bar)
 {
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -268,10 +258,7 @@ __device__ __forceinline__ void store_registers(out_t *D, const out_t *Cm, const
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
 #if CONV_WINDOW
-        // the pixel of the tile's row; GM (nothing stored) outside the image
-        const pixel_tile px = pixel_tile_of((unsigned)(m0 / BM));
-        const int p = px.p0 + (tile_row + 8 * h) / TILE_W, q = px.q0 + (tile_row + 8 * h) % TILE_W;
-        rows[h] = p < OUT_P && q < OUT_Q ? ((long long)px.img * OUT_P + p) * OUT_Q + q : GM;
+        rows[h] = window_row((unsigned)(m0 / BM), tile_row + 8 * h);
 #else
         rows[h] = m0 + tile_row + 8 * h;
 #endif
@@ -361,7 +348,7 @@ __device__ __forceinline__ void consume(out_t *D, const out_t *Cm, const out_t *
     (void)D, (void)map_d;
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+extern "C" __global__ void __launch_bounds__(THREADS, CTAS)
     gemm_wgmma(PARAMS, const __grid_constant__ tensor_map map_a, const __grid_constant__ tensor_map map_b
 #if TMA_STORE
                , const __grid_constant__ tensor_map map_d

@@ -8,7 +8,9 @@ For fp8 the anchor is cuBLASLt with fast accumulation (the tensor cores'
 sums kept to the end); "vs promoted" is the ratio to it with its sums
 moved into f32 on the way, as tessera's verified fp8 kernels do. "vs
 stream" is the ratio to the reference's calls launched back to back
-(ms_stream), timed as tessera times its kernels.
+(ms_stream), timed as tessera times its kernels; "vs rotated" the ratio to
+those calls taking copies of their operands in turn (ms_rotate), as tessera
+rotates its own where the L2 could hold them.
 
 usage: gemm_table.py TESSERA.jsonl TORCH.jsonl
 """
@@ -55,7 +57,7 @@ def main():
         return 2
     rows, anchor = read_tessera(sys.argv[1]), read_anchor(sys.argv[2])
     print(f"{'case':<34} {'tessera TFLOP/s':>15} {'cuBLAS/cuDNN':>12} {'ratio':>6} {'vs promoted':>11} "
-          f"{'vs stream':>9} {'of ceiling':>10} {'bound':<22} best config")
+          f"{'vs stream':>9} {'vs rotated':>10} {'of ceiling':>10} {'bound':<22} best config")
     for label, r in rows:
         best = r.get("best") or {}
         tf = best.get("gflops", 0) / 1e3
@@ -66,9 +68,11 @@ def main():
         ref_text = f"{ref:12.1f}" if ref else "         n/a"
         stream_ms = anchor.get(label, {}).get("ms_stream")
         stream = f"{tf / (ref * anchor[label]['ms'] / stream_ms):9.2f}" if ref and stream_ms else "      n/a"
+        rotate_ms = anchor.get(label, {}).get("ms_rotate")
+        rotate = f"{tf / (ref * anchor[label]['ms'] / rotate_ms):10.2f}" if ref and rotate_ms else "       n/a"
         frac = r.get("fraction_of_ceiling")
         frac_text = f"{frac:10.1%}" if frac is not None else "       n/a"
-        print(f"{label:<34} {tf:15.1f} {ref_text} {ratio} {promoted} {stream} {frac_text} {r.get('bound', ''):<22} "
+        print(f"{label:<34} {tf:15.1f} {ref_text} {ratio} {promoted} {stream} {rotate} {frac_text} {r.get('bound', ''):<22} "
               f"{best.get('config_text', '(none)')}")
     return 0
 

@@ -12,7 +12,11 @@ median of repeats. Prints one JSON object per line: {"case", "ms",
 "tflops"}, FLOPs counted as tessera counts them (2 M N K; a convolution as
 its implicit GEMM), and "ms_stream": the mean of the same call launched
 `repeats` times back to back between one pair of events, as tessera times
-its kernels (no launch gap in it).
+its kernels (no launch gap in it), and "ms_rotate": the same back-to-back
+mean over copies of the operands taken in turn, as many as tessera's timing
+rotates (3 L2 / working set + 1, at most 8, when the working set is under
+twice the L2; one otherwise), so that neither reads its operands from a warm
+L2: the like-for-like figure for a working set the L2 could hold.
 
 usage: gemm_torch.py [--repeats N] CASE...
        CASE: gemm:MxNxK, gemm_fp8:MxNxK or conv2d:NxHxWxCxK:FILTER:STRIDE:PAD
@@ -23,47 +27,71 @@ import statistics
 import sys
 
 
-STREAM = {}   # the last timed call's back-to-back mean, ms
+STREAM = {}   # the last timed call's back-to-back means, ms: over one set of operands and rotated
 
 
-def timed(torch, fn, repeats):
-    for _ in range(3):
+def copies(torch, tensors):
+    """How many sets of operands tessera's timing would rotate for this working set."""
+    ws = sum(t.numel() * t.element_size() for t in tensors)
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0)
+    return min(8, 3 * l2 // ws + 1) if 0 < ws < 2 * l2 else 1
+
+
+def back_to_back(torch, fns, repeats):
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for i in range(repeats):
+        fns[i % len(fns)]()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / repeats
+
+
+def timed(torch, fns, repeats):
+    """fns: the call on each set of operands; single calls and the plain back-to-back mean use the first."""
+    for fn in fns:
         fn()
     torch.cuda.synchronize()
     times = []
     for _ in range(repeats):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        fn()
+        fns[0]()
         end.record()
         end.synchronize()
         times.append(start.elapsed_time(end))
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(repeats):
-        fn()
-    end.record()
-    end.synchronize()
-    STREAM["ms"] = start.elapsed_time(end) / repeats
+    STREAM["ms"] = back_to_back(torch, fns[:1], repeats)
+    STREAM["ms_rotate"] = back_to_back(torch, fns, max(repeats, 4 * len(fns))) if len(fns) > 1 else STREAM["ms"]
     return statistics.median(times)
+
+
+def operand_sets(torch, make, output_bytes):
+    """make() gives one set of operands; as many sets as copies() asks for (the output counted once)."""
+    first = make()
+    out = torch.empty(output_bytes, dtype=torch.uint8, device="cuda")
+    n = copies(torch, list(first) + [out])
+    del out
+    return [first] + [make() for _ in range(n - 1)]
 
 
 def run_case(torch, case, repeats):
     kind, rest = case.split(":", 1)
     if kind == "gemm":
         m, n, k = (int(v) for v in rest.split("x"))
-        a = torch.randn(m, k, dtype=torch.bfloat16, device="cuda")
-        w = torch.randn(n, k, dtype=torch.bfloat16, device="cuda")
-        return timed(torch, lambda: torch.matmul(a, w.t()), repeats), 2.0 * m * n * k, {}
+        sets = operand_sets(torch, lambda: (torch.randn(m, k, dtype=torch.bfloat16, device="cuda"),
+                                            torch.randn(n, k, dtype=torch.bfloat16, device="cuda")), 2 * m * n)
+        fns = [lambda a=a, w=w: torch.matmul(a, w.t()) for a, w in sets]
+        return timed(torch, fns, repeats), 2.0 * m * n * k, {}
     if kind == "gemm_fp8":
         m, n, k = (int(v) for v in rest.split("x"))
-        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
-        w = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)
+        sets = operand_sets(torch, lambda: (torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn),
+                                            torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn)), 2 * m * n)
         scale_a, scale_b = torch.tensor(0.5, device="cuda"), torch.tensor(0.75, device="cuda")
 
         def scaled_mm(fast):
-            return lambda: torch._scaled_mm(a, w.t(), scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16,
-                                            use_fast_accum=fast)
+            return [lambda a=a, w=w: torch._scaled_mm(a, w.t(), scale_a=scale_a, scale_b=scale_b,
+                                                      out_dtype=torch.bfloat16, use_fast_accum=fast)
+                    for a, w in sets]
         promoted = timed(torch, scaled_mm(False), repeats)
         return timed(torch, scaled_mm(True), repeats), 2.0 * m * n * k, {"ms_promoted": promoted}
     if kind == "conv2d":
@@ -71,12 +99,14 @@ def run_case(torch, case, repeats):
         n, h, w, c, k = (int(v) for v in shape.split("x"))
         filt, stride, pad = int(filt), int(stride), int(pad)
         torch.backends.cudnn.benchmark = True
-        x = torch.randn(n, c, h, w, dtype=torch.bfloat16, device="cuda").to(memory_format=torch.channels_last)
-        wt = torch.randn(k, c, filt, filt, dtype=torch.bfloat16, device="cuda").to(memory_format=torch.channels_last)
         p, q = (h + 2 * pad - filt) // stride + 1, (w + 2 * pad - filt) // stride + 1
+        cl = torch.channels_last
+        sets = operand_sets(torch, lambda: (
+            torch.randn(n, c, h, w, dtype=torch.bfloat16, device="cuda").to(memory_format=cl),
+            torch.randn(k, c, filt, filt, dtype=torch.bfloat16, device="cuda").to(memory_format=cl)), 2 * n * p * q * k)
         conv = torch.nn.functional.conv2d
-        return (timed(torch, lambda: conv(x, wt, stride=stride, padding=pad), repeats),
-                2.0 * n * p * q * k * filt * filt * c, {})
+        fns = [lambda x=x, wt=wt: conv(x, wt, stride=stride, padding=pad) for x, wt in sets]
+        return timed(torch, fns, repeats), 2.0 * n * p * q * k * filt * filt * c, {}
     raise ValueError(f"unknown case '{case}'")
 
 
@@ -95,7 +125,8 @@ def main():
         return 1
     for case in args.cases:
         ms, flops, extra = run_case(torch, case, args.repeats)
-        print(json.dumps({"case": case, "ms": ms, "tflops": flops / ms / 1e9, "ms_stream": STREAM["ms"], **extra}),
+        print(json.dumps({"case": case, "ms": ms, "tflops": flops / ms / 1e9, "ms_stream": STREAM["ms"],
+                          "ms_rotate": STREAM["ms_rotate"], **extra}),
               flush=True)
     return 0
 

@@ -4,7 +4,9 @@
  * rows, both layouts of A, bf16 and f16 with f32 or 16-bit outputs, C and
  * the epilogues, columns and K with remainders, the default, the largest
  * and random configs, and pinned splits of K (one block per column tile,
- * and partial sums added across blocks); the mma path with K split over
+ * and partial sums added across blocks: from L2 by a tile's last block, or
+ * on sm_90 for up to 8 slices within a cluster), registers capped (ctas=2);
+ * the mma path with K split over
  * blocks (kslices) on tasks of few tiles, with C and an epilogue; on sm_90
  * the wgmma path with K split over its (tile, slice) units. Each
  * config is verified by the hardware evaluator against the float64
@@ -30,12 +32,14 @@ static const skinny_case cases[] = {
     {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt", "path=skinny", 2},
     {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt,epilogue=gelu", "path=skinny,ksplit=1", 0},
     {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt,beta=1", "path=skinny,ksplit=16,unroll=2", 0},
+    {"bf16,f32,bf16", {16, 4096, 4096}, "layout=nt", "path=skinny,ctas=2", 1},
     {"bf16,f32,bf16", {1, 8192, 8192}, "layout=nt", "path=skinny", 1},
     {"f16,f32,f32", {5, 300, 264}, "layout=tt,beta=0.5,epilogue=bias", "path=skinny", 2},
     {"bf16,f32,bf16", {13, 1000, 1032}, "layout=nt,epilogue=gelu,alpha=0.5", "path=skinny", 2},
     {"bf16,f32,bf16", {13, 1000, 1032}, "layout=tt,epilogue=silu", "path=skinny,ksplit=4,unroll=1", 0},
     {"bf16,f32,bf16", {40, 2048, 1024}, "layout=nt,epilogue=silu", "path=skinny", 1},
     {"f16,f32,f16", {64, 520, 4096}, "layout=nt,beta=2", "path=skinny,ksplit=32", 0},
+    {"f16,f32,f16", {64, 520, 4096}, "layout=nt,beta=2", "path=skinny,ksplit=8", 0},
     {"bf16,f32,bf16", {128, 2048, 4096}, "layout=nt", "path=mma,kslices=4", 1},
     {"f16,f32,f32", {96, 1000, 2056}, "layout=tn,beta=1,epilogue=gelu", "path=mma,kslices=8", 1},
     {"bf16,f32,bf16", {128, 1000, 2056}, "layout=nt,beta=0.5,epilogue=gelu", "path=wgmma,kslices=4,bk=64", 1, 9},

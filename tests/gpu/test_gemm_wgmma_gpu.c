@@ -11,6 +11,11 @@
  *     inside tiles, clusters, 3x3 and 5x5 filters) and 1x1 as a GEMM;
  *     of stride 2 in windows whose copies step over every other pixel
  *     (3x3 with padding, odd images, 1x1);
+ *   - a K split of convolutions read in windows (stride 1 and 2);
+ *   - two persistent blocks of one consumer per multiprocessor (ctas);
+ *   - images smaller than a tile, several to a tile (7 x 7, 3 images;
+ *     stride 2, clusters);
+ *   - the default of a convolution, unpinned, on wgmma (ResNet-50 layers);
  *   - more tiles than blocks (each block walks several, the ring's phases
  *     running on across tiles), a tail of K, and clusters of two blocks
  *     on an odd number of tile rows;
@@ -48,6 +53,25 @@ int main(void) {
     check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, "stride=2", "wgmma", rng);
     check_path(cuda, &dev, conv, "f16,f32,f16", conv_odd, 5, "stride=2,epilogue=bias", "wgmma,cluster=2", rng);
     check_path(cuda, &dev, conv, "bf16,f32,bf16", pointwise, 5, "filter=1,pad=0,stride=2", "wgmma", rng);
+    /* images smaller than a tile share it (tiles of 2 or 4 images), the last one past the batch */
+    const int64_t small[5] = {3, 7, 7, 64, 64}, small_s2[5] = {3, 13, 13, 32, 48};
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, "epilogue=bias", "wgmma", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, NULL, "wgmma,cluster=2", rng);
+    check_path(cuda, &dev, conv, "f16,f32,f16", small_s2, 5, "stride=2", "wgmma", rng);
+    /* K split over blocks in windows: partials by the tiles' pixels */
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", small, 5, "epilogue=bias", "wgmma,kslices=2", rng);
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma,kslices=4", rng);
+    check_path(cuda, &dev, conv, "f16,f32,f16", small_s2, 5, "stride=2", "wgmma,kslices=2", rng);
+    /* two persistent blocks per multiprocessor */
+    check_path(cuda, &dev, conv, "bf16,f32,bf16", conv_pad, 5, NULL, "wgmma,bm=64,wm=1,ctas=2", rng);
+    check_path(cuda, &dev, gemm, "bf16,f32,bf16", ragged, 3, "layout=nt,beta=2", "wgmma,bm=64,wm=1,ctas=2", rng);
+    /* a convolution's default is on wgmma: ResNet-50's layers at a batch of 2 */
+    const int64_t res_56[5] = {2, 56, 56, 64, 64}, res_1x1[5] = {2, 56, 56, 256, 64}, res_7[5] = {2, 7, 7, 512, 512},
+                  res_s2[5] = {2, 112, 112, 64, 128};
+    check_default(cuda, &dev, conv, "bf16,f32,bf16", res_56, 5, NULL, "wgmma");
+    check_default(cuda, &dev, conv, "bf16,f32,bf16", res_1x1, 5, "filter=1,pad=0", "wgmma");
+    check_default(cuda, &dev, conv, "bf16,f32,bf16", res_7, 5, NULL, "wgmma");
+    check_default(cuda, &dev, conv, "bf16,f32,bf16", res_s2, 5, "stride=2", "wgmma");
 
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", wide, 3, "layout=nt", "wgmma,cluster=1", rng);
     check_path(cuda, &dev, gemm, "bf16,f32,bf16", wide, 3, "layout=nt,epilogue=bias", "wgmma,cluster=2", rng);
