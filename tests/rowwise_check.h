@@ -110,6 +110,12 @@ static inline bool has_param(const tess_device *dev, const tess_op *op, const te
     return has;
 }
 
+/* The CUDA kernels' pin for check_planted_shortcut (test_rowwise_gpu); CI
+ * compiles it with max_sub=0 and 1 (test_cuda_templates), so a change of the
+ * space that makes it illegal shows without a GPU. */
+#define ROWWISE_CUDA_PLANTED_PIN \
+    "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,online=0,fast_exp=0,keep_exp=0"
+
 /* Softmax without max-subtraction, under a budget: on uniform [-1, 1]
  * inputs only (the operator without typical inputs) it passes; with typical
  * inputs (rows of logits up to 100: exp overflows) it is wrong_result, and

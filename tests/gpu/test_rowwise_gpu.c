@@ -101,8 +101,7 @@ int main(void) {
         check_pinned(cuda, &dev, norms[i], 333, 1024,
                      "hold_weights=2,cache=shared,cluster=1,vec=4,threads_per_row=64,rows_per_block=2,unroll=2");
     }
-    check_planted_shortcut(cuda, &dev, "vec=8,threads_per_row=32,rows_per_block=4,cache=registers,unroll=1,"
-                                       "online=0,fast_exp=0");
+    check_planted_shortcut(cuda, &dev, ROWWISE_CUDA_PLANTED_PIN);
     gsl_rng_free(rng);
     return check_finish("test_rowwise_gpu");
 }

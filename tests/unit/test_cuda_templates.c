@@ -22,6 +22,7 @@
 #include <string.h>
 #include "check.h"
 #include "h200.h"
+#include "rowwise_check.h"
 #include "core/backend.h"
 #include "core/error.h"
 #include "reductions/activation.h"
@@ -249,6 +250,10 @@ int main(void) {
                 if (o == 0 && !strstr(pin, "registers")) strcat(pin, ",keep_exp=0");
                 compile_pinned(be, &dev, row_ops[o], TESS_BF16, rows_long, pin);
             }
+        /* the planted unsafe shortcut of test_rowwise_gpu, and its safe twin */
+        const int64_t rows_planted[] = {8, 256};
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_planted, ROWWISE_CUDA_PLANTED_PIN ",max_sub=0");
+        compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_planted, ROWWISE_CUDA_PLANTED_PIN ",max_sub=1");
         /* softmax keeping its exponentials, alone and in a cluster */
         compile_pinned(be, &dev, &tess_op_softmax, TESS_BF16, rows_mid,
                        "keep_exp=1,cache=registers,online=0,vec=4,threads_per_row=256,rows_per_block=1,unroll=1");
