@@ -27,6 +27,7 @@
 #include "core/wgmma_emit.h"
 #include "attention.h"
 
+extern const char tess_src_core_templates_storage_cuh[];
 extern const char tess_src_attention_templates_storage_cuh[];
 extern const char tess_src_attention_templates_prefill_simple_cu[];
 extern const char tess_src_attention_templates_prefill_mma_cu[];
@@ -225,12 +226,12 @@ tess_status attention_cuda_emit(const tess_op *op, const tess_task *t, const tes
         tess_wgmma_emit(&b, &qk);
         tess_wgmma_emit(&b, &pv);
     }
-    const char *const templates[] = {tess_src_attention_templates_storage_cuh,
+    const char *const templates[] = {tess_src_core_templates_storage_cuh, tess_src_attention_templates_storage_cuh,
                                      wgmma ? tess_src_core_templates_hopper_cuh
                                      : mma ? tess_src_attention_templates_prefill_mma_cu
                                            : tess_src_attention_templates_prefill_simple_cu,
                                      tess_src_attention_templates_prefill_wgmma_cu};
-    if ((st = finish(&b, templates, wgmma ? 3 : 2, out))) return st;
+    if ((st = finish(&b, templates, wgmma ? 4 : 3, out))) return st;
     const unsigned qtiles = (unsigned)((d.Sq + bq - 1) / bq);
     static const char *const entries[] = {"attention_simple", "attention_mma", "attention_wgmma"};
     st = tess_kernel_source_add_launch(out, entries[kernel], qtiles, (unsigned)(32 * warps + (wgmma ? 128 : 0)),
@@ -349,8 +350,9 @@ tess_status decode_cuda_emit(const tess_op *op, const tess_task *t, const tess_d
                        "#define EPL %lld\n#define VEC %lld\n#define UNROLL %d\n#define GB %d\n#define COMBINE_THREADS %d\n",
                        splits, ATTENTION_MAX_SPLITS, warps, lpk, (long long)epl, (long long)vec, unroll, heads,
                        combine_threads);
-    const char *const templates[] = {tess_src_attention_templates_storage_cuh, tess_src_attention_templates_decode_cu};
-    if ((st = finish(&b, templates, 2, out))) return st;
+    const char *const templates[] = {tess_src_core_templates_storage_cuh, tess_src_attention_templates_storage_cuh,
+                                     tess_src_attention_templates_decode_cu};
+    if ((st = finish(&b, templates, 3, out))) return st;
     st = tess_kernel_source_add_launch(out, "attention_decode_split", (unsigned)splits, (unsigned)(32 * warps), 0);
     if (!st) {
         out->launch[0].grid[1] = (unsigned)(d.H / heads);

@@ -42,6 +42,14 @@ const char *tess_storage_macro(const tess_task *t) {
     return t->dtype == TESS_BF16 ? "STORAGE_BF16" : t->dtype == TESS_F16 ? "STORAGE_F16" : "STORAGE_F32";
 }
 
+extern const char tess_src_core_templates_storage_cuh[];
+extern const char tess_src_reductions_templates_storage_cuh[];
+
+void tess_storage_cuda_put(tess_strbuf *b) {
+    tess_strbuf_puts(b, tess_src_core_templates_storage_cuh);
+    tess_strbuf_puts(b, tess_src_reductions_templates_storage_cuh);
+}
+
 void tess_typical_fill_block(void *host, tess_dtype d, int64_t first, int64_t count, int64_t block, gsl_rng *rng) {
     const double tiny = d == TESS_F16 ? 0x1p-20 : 0x1p-130;   /* below the smallest normal of the dtype */
     const tess_typical_kind kind = (tess_typical_kind)(block % TESS_TYPICAL_KINDS);

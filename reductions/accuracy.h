@@ -20,6 +20,7 @@
 #include <gsl/gsl_rng.h>
 #include "core/op.h"
 #include "core/space.h"
+#include "core/strbuf.h"
 
 /* The attribute declaration every operator with shortcuts carries. */
 #define TESS_ERROR_BUDGET_ATTR                                                               \
@@ -42,6 +43,9 @@ double tess_storage_tolerance(const tess_task *t);
  * generated sources (templates/storage.c, templates/storage.cuh):
  * "STORAGE_F32", "STORAGE_BF16" or "STORAGE_F16". */
 const char *tess_storage_macro(const tess_task *t);
+/* Appends the CUDA storage type, its conversions and its VEC-wide vector
+ * (core/templates/storage.cuh, then templates/storage.cuh) to b. */
+void tess_storage_cuda_put(tess_strbuf *b);
 /* Bytes per element of the storage dtype. */
 static inline int tess_storage_size(const tess_task *t) { return (int)tess_dtype_size(t->dtype); }
 

@@ -17,7 +17,6 @@
 #include "accuracy.h"
 #include "activation.h"
 
-extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_activation_h[];
 extern const char tess_src_reductions_templates_activation_cu[];
 extern const char tess_src_reductions_templates_erf_tanh_poly_c[];
@@ -75,7 +74,7 @@ tess_status tess_activation_cuda_emit(const tess_op *op, const tess_task *t, con
         op->name, (long long)n, tess_dtype_name(t->dtype), dev->arch[0] ? dev->arch : "cuda", config, entry,
         (long long)grid, block, info->macro, tess_storage_macro(t), tess_storage_size(t), (long long)n, vec,
         block, items, (int)tess_config_get_or(s, c, "erf", 0) ? "erf_poly" : "erff", (int)tess_config_get_or(s, c, "approx", 0), (int)tess_config_get_or(s, c, "fast_tanh", 0), (int)tess_config_get_or(s, c, "fast_exp", 0));
-    tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
+    tess_storage_cuda_put(&b);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_erf_tanh_poly_c);
     tess_strbuf_puts(&b, "\n");

@@ -15,7 +15,6 @@
 #include "accuracy.h"
 #include "axis_reduce_gen.h"
 
-extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_axis_reduce_cu[];
 
 /* The elements one load reads: along a row (the last axis reduced), else across the inner extent. */
@@ -88,7 +87,7 @@ tess_status tess_reduce_cuda_emit(const tess_op *op, const tess_task *t, const t
         tess_storage_size(t), vec, block, unroll, split);
     tess_reduce_print_defines(&b, &v, "__int_as_float(0xff800000u)");
     tess_strbuf_puts(&b, "\n");
-    tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
+    tess_storage_cuda_put(&b);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_axis_reduce_cu);
     st = tess_strbuf_finish(&b, &out->code);

@@ -48,7 +48,6 @@
 #include "accuracy.h"
 #include "rowwise.h"
 
-extern const char tess_src_reductions_templates_storage_cuh[];
 extern const char tess_src_reductions_templates_rowwise_cu[];
 
 #define MAX_HELD_BYTES 256          /* of the row a thread may hold in registers (64 of them) */
@@ -284,7 +283,7 @@ tess_status tess_rowwise_cuda_emit(const tess_op *op, const tess_task *t, const 
         (int)tess_config_get_or(s, c, "fast_rsqrt", 0));
     if (!tess_rowwise_is_softmax(op)) tess_strbuf_printf(&b, "#define EPS %.9gf\n", tess_rowwise_eps(t));
     tess_strbuf_puts(&b, "\n");
-    tess_strbuf_puts(&b, tess_src_reductions_templates_storage_cuh);
+    tess_storage_cuda_put(&b);
     tess_strbuf_puts(&b, "\n");
     tess_strbuf_puts(&b, tess_src_reductions_templates_rowwise_cu);
     st = tess_strbuf_finish(&b, &out->code);
