@@ -12,22 +12,8 @@
 set -u
 B=${TESSERA_BUILD:-build-gpu}
 here=$(cd "$(dirname "$0")" && pwd)
-start=$(date +%s); cap=${FLUID_CAP:-140}
-left() { echo $((cap - ($(date +%s) - start))); }
-export TESSERA_DB=${TESSERA_DB:-$R/records.db}
-echo "== calibrate $(date +%T)"
-timeout 8 "$B/tessera" calibrate --backend cuda | tee "$R/calibrate.txt"
-: > "$R/tune.jsonl"
-t() { # LABEL OP SHAPE DTYPE Q BYTES BUDGET SECONDS FIX STRATEGY
-  local l; l=$(left); [ "$l" -lt 6 ] && { echo "skip (time): $1"; return 0; }
-  local lim=$(( $8 + 6 )); [ "$lim" -gt "$l" ] && lim=$l
-  echo "== $(date +%T) $1 (left $l s)"
-  if timeout "$lim" "$B/tessera" tune "$2" --shape "$3" --dtype "$4" --backend cuda --budget "$7" --seconds "$8" \
-       --fix "$9" --strategy "${10}" --json > "$R/one.json" 2>> "$R/tune.log"; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["label"],d["q"],d["pop_bytes"]=sys.argv[2],int(sys.argv[3]),int(sys.argv[4]); print(json.dumps(d))' \
-      "$R/one.json" "$1" "$5" "$6" >> "$R/tune.jsonl"
-  else echo "rc=$? $1"; tail -3 "$R/tune.log"; fi
-}
+. "$here/fluid_bench_lib.sh"
+fluid_bench_start "${FLUID_CAP:-140}" 8 6
 F3=block_x=128,block_y=1,cpt=1,compute=f32,cpz=2,boundary=select,flags=global
 F2=block_x=64,block_y=2,cpt=2,compute=f32,cpz=1,boundary=select,flags=global
 W=compute=f32,boundary=select,flags=global

@@ -13,22 +13,8 @@
 set -u
 B=${TESSERA_BUILD:-build-gpu}
 here=$(cd "$(dirname "$0")" && pwd)
-start=$(date +%s); cap=${FLUID_CAP:-145}
-left() { echo $((cap - ($(date +%s) - start))); }
-export TESSERA_DB=${TESSERA_DB:-$R/records.db}
-echo "== calibrate $(date +%T)"
-timeout 8 "$B/tessera" calibrate --backend cuda | tee "$R/calibrate.txt"
-: > "$R/tune.jsonl"
-t() { # LABEL OP SHAPE DTYPE Q BYTES BUDGET SECONDS FIX
-  local l; l=$(left); [ "$l" -lt 6 ] && { echo "skip (time): $1"; return 0; }
-  local lim=$(( $8 + 6 )); [ "$lim" -gt "$l" ] && lim=$l
-  echo "== $(date +%T) $1 (left $l s)"
-  if timeout "$lim" "$B/tessera" tune "$2" --shape "$3" --dtype "$4" --backend cuda --budget "$7" --seconds "$8" \
-       --fix "$9" --json > "$R/one.json" 2>> "$R/tune.log"; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["label"],d["q"],d["pop_bytes"]=sys.argv[2],int(sys.argv[3]),int(sys.argv[4]); print(json.dumps(d))' \
-      "$R/one.json" "$1" "$5" "$6" >> "$R/tune.jsonl"
-  else echo "rc=$? $1"; tail -3 "$R/tune.log"; fi
-}
+. "$here/fluid_bench_lib.sh"
+fluid_bench_start "${FLUID_CAP:-145}" 8 6
 W=compute=f32,boundary=select,flags=global
 t "D3Q19 f32 soa" lbm_d3q19:ux=0.05 256x256x256 f32 19 4 30 18 "$W"
 t "D3Q19 f16 soa" lbm_d3q19:ux=0.05 256x256x256 f16 19 2 30 18 "$W"
