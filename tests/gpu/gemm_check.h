@@ -10,15 +10,13 @@
 
 #include "cuda_harness.h"
 #include "gemm/gemm.h"
+#include "gemm_task.h"
 #include "rowwise_check.h"
 
 static inline void check_path(const tess_backend_ops *cuda, const tess_device *dev, const tess_op *op,
                               const char *dtypes, const int64_t *shape, int ndim, const char *attrs, const char *path,
                               gsl_rng *rng) {
-    tess_dtype r[TESS_ROLE_COUNT];
-    tess_task t;
-    CHECK_OK(tess_task_dtypes_parse(dtypes, r));
-    CHECK_OK(tess_op_make_task(op, r[0], r[1], r[2], shape, ndim, attrs, &t));
+    tess_task t = gemm_test_task(op, dtypes, shape, ndim, attrs);
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return;
@@ -37,17 +35,13 @@ static inline void check_path(const tess_backend_ops *cuda, const tess_device *d
 /* The task's default config, unpinned: on path `path` (its space's label) and verified. */
 static inline void check_default(const tess_backend_ops *cuda, const tess_device *dev, const tess_op *op,
                                  const char *dtypes, const int64_t *shape, int ndim, const char *attrs, const char *path) {
-    tess_dtype r[TESS_ROLE_COUNT];
-    tess_task t;
-    CHECK_OK(tess_task_dtypes_parse(dtypes, r));
-    CHECK_OK(tess_op_make_task(op, r[0], r[1], r[2], shape, ndim, attrs, &t));
+    tess_task t = gemm_test_task(op, dtypes, shape, ndim, attrs);
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return;
     tess_config c;
     tess_space_default(s, &c);
-    const int p = tess_space_param_index(s, "path");
-    const char *label = p >= 0 ? tess_space_param_label(s, p, c.v[p]) : NULL;
+    const char *label = gemm_config_path(s, &c);
     const bool on_path = label && strcmp(label, path) == 0;   /* the label lives in the space */
     char key[TESS_KEY_MAX], text[512];
     tess_task_key(&t, key, sizeof key);

@@ -15,6 +15,7 @@
  */
 #include "cuda_harness.h"
 #include "gemm/gemm.h"
+#include "gemm_task.h"
 #include "h200.h"
 #include "rowwise_check.h"
 #include "transfer/builtin.h"
@@ -50,11 +51,7 @@ static const skinny_case cases[] = {
 enum { NCASES = sizeof cases / sizeof cases[0] };
 
 static tess_task case_task(const skinny_case *k) {
-    tess_dtype r[TESS_ROLE_COUNT];
-    tess_task t;
-    CHECK_OK(tess_task_dtypes_parse(k->dtypes, r));
-    CHECK_OK(tess_op_make_task(&tess_op_gemm, r[0], r[1], r[2], k->shape, 3, k->attrs, &t));
-    return t;
+    return gemm_test_task(&tess_op_gemm, k->dtypes, k->shape, 3, k->attrs);
 }
 
 /* The case's sub-space on dev, NULL (with a failed check) when its pinned default is not legal there. */

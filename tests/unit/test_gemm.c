@@ -21,20 +21,12 @@
 #include <stdlib.h>
 #include "core/problem.h"
 #include "gemm/gemm.h"
+#include "gemm_task.h"
 #include "rowwise_check.h"
 #include "transfer/builtin.h"
 
 static const tess_backend_ops *cpu;
 static tess_device cpu_dev;
-
-static tess_task make_task(const tess_op *op, const char *dtypes, const int64_t *shape, int ndim, const char *attrs) {
-    tess_dtype r[TESS_ROLE_COUNT];
-    tess_task t;
-    memset(&t, 0, sizeof t);
-    CHECK_OK(tess_task_dtypes_parse(dtypes, r));
-    CHECK_OK(tess_op_make_task(op, r[0], r[1], r[2], shape, ndim, attrs, &t));
-    return t;
-}
 
 /* ---- references ------------------------------------------------------------------ */
 
@@ -42,19 +34,19 @@ static void check_gemm_reference(void) {
     /* A = [1 2; 3 4], B = [5 6; 7 8]: AB = [19 22; 43 50], A^T B = [26 30; 38 44] */
     const int64_t shape[3] = {2, 2, 2};
     double a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4] = {1, 1, 1, -1}, d[4], bias[2] = {10, 20};
-    tess_task t = make_task(&tess_op_gemm, "f64", shape, 3, "alpha=2,beta=3");
+    tess_task t = gemm_test_task(&tess_op_gemm, "f64", shape, 3, "alpha=2,beta=3");
     void *bufs[4] = {a, b, c, d};
     CHECK_OK(tess_gemm_reference(&tess_op_gemm, &t, bufs));
     const double ab[4] = {19, 22, 43, 50};
     for (int i = 0; i < 4; i++) CHECK_NEAR(d[i], 2 * ab[i] + 3 * c[i], 0);
-    t = make_task(&tess_op_gemm, "f64", shape, 3, "layout=tn,epilogue=bias");
+    t = gemm_test_task(&tess_op_gemm, "f64", shape, 3, "layout=tn,epilogue=bias");
     void *bufs_bias[4] = {a, b, bias, d};
     CHECK_OK(tess_gemm_reference(&tess_op_gemm, &t, bufs_bias));
     const double atb[4] = {26, 30, 38, 44};
     for (int i = 0; i < 4; i++) CHECK_NEAR(d[i], atb[i] + bias[i % 2], 0);
     /* layout nt: B given as stored transposed (N x K), the same product */
     double bt[4] = {5, 7, 6, 8};
-    t = make_task(&tess_op_gemm, "f64", shape, 3, "layout=nt");
+    t = gemm_test_task(&tess_op_gemm, "f64", shape, 3, "layout=nt");
     void *bufs_nt[3] = {a, bt, d};
     CHECK_OK(tess_gemm_reference(&tess_op_gemm, &t, bufs_nt));
     for (int i = 0; i < 4; i++) CHECK_NEAR(d[i], ab[i], 0);
@@ -62,10 +54,10 @@ static void check_gemm_reference(void) {
     const int64_t one[3] = {1, 1, 1};
     double x = 1, y = 0.5, out = 0;
     void *bufs1[3] = {&x, &y, &out};
-    t = make_task(&tess_op_gemm, "f64", one, 3, "epilogue=gelu");
+    t = gemm_test_task(&tess_op_gemm, "f64", one, 3, "epilogue=gelu");
     CHECK_OK(tess_gemm_reference(&tess_op_gemm, &t, bufs1));
     CHECK_NEAR(out, 0.5 * 0.5 * (1 + erf(0.5 / sqrt(2.0))), 1e-15);
-    t = make_task(&tess_op_gemm, "f64", one, 3, "epilogue=silu");
+    t = gemm_test_task(&tess_op_gemm, "f64", one, 3, "epilogue=silu");
     CHECK_OK(tess_gemm_reference(&tess_op_gemm, &t, bufs1));
     CHECK_NEAR(out, 0.5 / (1 + exp(-0.5)), 1e-15);
 }
@@ -76,19 +68,19 @@ static void check_conv_reference(void) {
     const int64_t shape[5] = {1, 3, 3, 1, 1};
     double x[9], w[9], y[9];
     for (int i = 0; i < 9; i++) x[i] = w[i] = 1;
-    tess_task t = make_task(&tess_op_conv2d, "f64", shape, 5, NULL);
+    tess_task t = gemm_test_task(&tess_op_conv2d, "f64", shape, 5, NULL);
     void *bufs[3] = {x, w, y};
     CHECK_OK(tess_gemm_reference(&tess_op_conv2d, &t, bufs));
     const double count[9] = {4, 6, 4, 6, 9, 6, 4, 6, 4};
     for (int i = 0; i < 9; i++) CHECK_NEAR(y[i], count[i], 0);
     /* stride 2: the output is 2x2, its pixels at (0,0), (0,2), (2,0), (2,2) */
-    t = make_task(&tess_op_conv2d, "f64", shape, 5, "stride=2");
+    t = gemm_test_task(&tess_op_conv2d, "f64", shape, 5, "stride=2");
     CHECK_OK(tess_gemm_reference(&tess_op_conv2d, &t, bufs));
     for (int i = 0; i < 4; i++) CHECK_NEAR(y[i], 4, 0);
     /* two channels, a 1x1 filter (3, -1): y = 3 x0 - x1 per pixel */
     const int64_t pointwise[5] = {1, 1, 2, 2, 1};
     double x2[4] = {1, 2, 5, 7}, w2[2] = {3, -1};
-    t = make_task(&tess_op_conv2d, "f64", pointwise, 5, "filter=1,pad=0");
+    t = gemm_test_task(&tess_op_conv2d, "f64", pointwise, 5, "filter=1,pad=0");
     void *bufs2[3] = {x2, w2, y};
     CHECK_OK(tess_gemm_reference(&tess_op_conv2d, &t, bufs2));
     CHECK_NEAR(y[0], 1, 0);
@@ -99,7 +91,7 @@ static void check_conv_reference(void) {
 
 static void check_tasks(void) {
     const int64_t shape[3] = {64, 32, 256};
-    tess_task t = make_task(&tess_op_gemm, "bf16,f32,bf16", shape, 3, "layout=tn");
+    tess_task t = gemm_test_task(&tess_op_gemm, "bf16,f32,bf16", shape, 3, "layout=tn");
     char key[TESS_KEY_MAX];
     CHECK_OK(tess_task_key(&t, key, sizeof key));
     CHECK_MSG(strcmp(key, "gemm:bf16,f32,bf16:64x32x256:alpha=1,beta=0,epilogue=none,layout=tn") == 0, "key %s", key);
@@ -112,11 +104,11 @@ static void check_tasks(void) {
     /* bf16 output: one unit in its last place, plus 4 sqrt(K) of f32's */
     CHECK_NEAR(tess_gemm_tolerance(&tess_op_gemm, &t), 0x1p-7 + 4 * 16 * 0x1p-23, 1e-15);
     const int64_t deeper[3] = {64, 32, 1024};
-    tess_task deep = make_task(&tess_op_gemm, "f32", deeper, 3, NULL);
-    tess_task shallow = make_task(&tess_op_gemm, "f32", shape, 3, NULL);
+    tess_task deep = gemm_test_task(&tess_op_gemm, "f32", deeper, 3, NULL);
+    tess_task shallow = gemm_test_task(&tess_op_gemm, "f32", shape, 3, NULL);
     CHECK(tess_gemm_tolerance(&tess_op_gemm, &deep) > tess_gemm_tolerance(&tess_op_gemm, &shallow));
     CHECK(tess_gemm_compute_unit(&tess_op_gemm, &t) == TESS_CEILING_MMA_BF16);
-    t = make_task(&tess_op_gemm, "f32", shape, 3, "beta=0.5,epilogue=bias");
+    t = gemm_test_task(&tess_op_gemm, "f32", shape, 3, "beta=0.5,epilogue=bias");
     CHECK_OK(tess_gemm_buffers(&tess_op_gemm, &t, &l));
     CHECK(l.n == 5 && strcmp(l.spec[2].name, "C") == 0 && strcmp(l.spec[3].name, "bias") == 0 && l.spec[3].count == 32);
     tess_buffer_list_free(&l);
@@ -133,7 +125,7 @@ static void check_tasks(void) {
           strstr(tess_errmsg(), "odd"));
     CHECK(tess_op_make_task(&tess_op_conv2d, TESS_F32, TESS_F32, TESS_F32, image, 5, "filter=3,pad=3", &bad) ==
           TESS_ERR_ARG && strstr(tess_errmsg(), "pad"));
-    tess_task conv = make_task(&tess_op_conv2d, "bf16,f32,bf16", image, 5, "stride=2");
+    tess_task conv = gemm_test_task(&tess_op_conv2d, "bf16,f32,bf16", image, 5, "stride=2");
     tess_gemm_desc d;
     CHECK_OK(tess_gemm_describe(&tess_op_conv2d, &conv, &d));
     CHECK(d.m == 2 * 4 * 4 && d.n == 32 && d.k == 9 * 16 && d.b_trans && d.out_h == 4 && d.out_w == 4);
@@ -141,7 +133,7 @@ static void check_tasks(void) {
 
 static void check_e4m3_tasks(void) {
     const int64_t shape[3] = {64, 32, 256};
-    tess_task t = make_task(&tess_op_gemm, "fp8,f32,bf16", shape, 3, "layout=nt");
+    tess_task t = gemm_test_task(&tess_op_gemm, "fp8,f32,bf16", shape, 3, "layout=nt");
     CHECK(t.dtype == TESS_E4M3 && tess_gemm_compute_unit(&tess_op_gemm, &t) == TESS_CEILING_MMA_FP8);
     /* bf16's unit, f32's 4 sqrt(K), and 16 of the tensor cores' fp8 sums (13 bits) */
     CHECK_NEAR(tess_gemm_tolerance(&tess_op_gemm, &t), 0x1p-7 + 4 * 16 * 0x1p-23 + 16 * 0x1p-13, 1e-15);
@@ -188,7 +180,7 @@ static void check_e4m3_values(void) {
 
 static void check_sampled(void) {
     const int64_t shape[3] = {2048, 1024, 160};   /* above the full reference's size */
-    tess_task t = make_task(&tess_op_gemm, "f32", shape, 3, NULL);
+    tess_task t = gemm_test_task(&tess_op_gemm, "f32", shape, 3, NULL);
     tess_problem *p = NULL;
     CHECK_OK(tess_problem_create(&tess_op_gemm, &t, 3, &p));
     if (!p) return;
@@ -237,7 +229,7 @@ static void check_sampled(void) {
 
 static void check_cpu(const tess_op *op, const char *dtypes, const int64_t *shape, int ndim, const char *attrs,
                       gsl_rng *rng) {
-    tess_task t = make_task(op, dtypes, shape, ndim, attrs);
+    tess_task t = gemm_test_task(op, dtypes, shape, ndim, attrs);
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, &cpu_dev, &s));
     if (!s) return;

@@ -25,6 +25,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "gemm/gemm.h"
+#include "gemm_task.h"
 
 extern tess_status tess_cuda_register(void) __attribute__((weak));
 
@@ -67,10 +68,7 @@ enum { SIMT = 1, MMA = 2, WGMMA = 4 };
 static bool compile_task(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, const char *dtypes,
                          const int64_t *shape, int ndim, const char *attrs, int offered_paths, int samples,
                          gsl_rng *rng) {
-    tess_dtype roles[TESS_ROLE_COUNT];
-    CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
-    tess_task t;
-    CHECK_OK(tess_op_make_task(op, roles[0], roles[1], roles[2], shape, ndim, attrs, &t));
+    tess_task t = gemm_test_task(op, dtypes, shape, ndim, attrs);
     const char *paths[] = {"simt", "mma", "wgmma"};
     for (int p = 0; p < 3; p++) {
         tess_space *s = NULL;
@@ -103,10 +101,7 @@ static bool compile_task(const tess_backend_ops *be, const tess_device *dev, con
 static bool compile_pinned(const tess_backend_ops *be, const tess_device *dev, const tess_op *op, int ndim,
                            const char *dtypes, const int64_t *shape, const char *attrs, const char *pin, int samples,
                            gsl_rng *rng) {
-    tess_dtype roles[TESS_ROLE_COUNT];
-    CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
-    tess_task t;
-    CHECK_OK(tess_op_make_task(op, roles[0], roles[1], roles[2], shape, ndim, attrs, &t));
+    tess_task t = gemm_test_task(op, dtypes, shape, ndim, attrs);
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return true;
@@ -128,17 +123,13 @@ static bool compile_pinned(const tess_backend_ops *be, const tess_device *dev, c
 /* Whether the default config of a task, unpinned, is on path `want`. */
 static void check_default_path(const tess_device *dev, const tess_op *op, const char *dtypes, const int64_t *shape,
                                int ndim, const char *attrs, const char *want) {
-    tess_dtype roles[TESS_ROLE_COUNT];
-    CHECK_OK(tess_task_dtypes_parse(dtypes, roles));
-    tess_task t;
-    CHECK_OK(tess_op_make_task(op, roles[0], roles[1], roles[2], shape, ndim, attrs, &t));
+    tess_task t = gemm_test_task(op, dtypes, shape, ndim, attrs);
     tess_space *s = NULL;
     CHECK_OK(tess_op_space(op, &t, dev, &s));
     if (!s) return;
     tess_config c;
     tess_space_default(s, &c);
-    const int p = tess_space_param_index(s, "path");
-    const char *label = p >= 0 ? tess_space_param_label(s, p, c.v[p]) : NULL;
+    const char *label = gemm_config_path(s, &c);
     CHECK_MSG(label && strcmp(label, want) == 0, "%s %s on %s: default path %s, not %s", op->name, attrs ? attrs : "",
               dev->arch, label ? label : "(none)", want);
     CHECK_MSG(tess_space_valid(s, &c), "%s %s on %s: default violates %s", op->name, attrs ? attrs : "", dev->arch,
