@@ -100,6 +100,24 @@ static inline void check_kernels(const tess_backend_ops *be, const tess_device *
     check_task_kernels(be, dev, tess_op_find(op_name), &t, samples, rng);
 }
 
+/* The space of task t on dev with `pin` fixed (as --fix takes it) and its
+ * default config in *c. NULL when the operator has no space there, or (a
+ * failed check naming the violation) when that config is illegal; destroy
+ * the space after use. */
+static inline tess_space *pinned_space(const tess_op *op, const tess_task *t, const tess_device *dev, const char *pin,
+                                       tess_config *c) {
+    tess_space *s = NULL;
+    CHECK_OK(tess_op_space(op, t, dev, &s));
+    if (!s) return NULL;
+    CHECK_OK(tess_space_pin(s, pin));
+    tess_space_default(s, c);
+    const bool legal = tess_space_valid(s, c);
+    CHECK_MSG(legal, "%s %s: the default violates %s", op->name, pin, tess_space_violation(s, c));
+    if (legal) return s;
+    tess_space_destroy(s);
+    return NULL;
+}
+
 /* ---- shortcuts ------------------------------------------------------------------------- */
 
 static inline bool has_param(const tess_device *dev, const tess_op *op, const tess_task *t, const char *name) {
@@ -126,20 +144,14 @@ static inline void check_planted_shortcut(const tess_backend_ops *be, const tess
     tess_task exact = rowwise_task("softmax", TESS_BF16, 8, 256, NULL);
     tess_task budget = rowwise_task("softmax", TESS_BF16, 8, 256, "error_budget=0.01");
     CHECK(!has_param(dev, sm, &exact, "max_sub") && has_param(dev, sm, &budget, "max_sub"));
-    tess_space *s = NULL;
-    CHECK_OK(tess_op_space(sm, &budget, dev, &s));
-    if (!s) return;
     char text[512];
     tess_config unsafe, safe;
     snprintf(text, sizeof text, "%s,max_sub=0", pin);
-    CHECK_OK(tess_space_pin(s, text));
-    tess_space_default(s, &unsafe);
-    tess_space_destroy(s);
-    CHECK_OK(tess_op_space(sm, &budget, dev, &s));
+    tess_space *s = pinned_space(sm, &budget, dev, text, &unsafe);
     if (!s) return;
+    tess_space_destroy(s);
     snprintf(text, sizeof text, "%s,max_sub=1", pin);
-    CHECK_OK(tess_space_pin(s, text));
-    tess_space_default(s, &safe);
+    if (!(s = pinned_space(sm, &budget, dev, text, &safe))) return;
     tess_space_destroy(s);
 
     tess_op uniform_only = *sm;

@@ -23,13 +23,9 @@ static void check_pinned(const tess_backend_ops *be, const tess_device *dev, con
                          int64_t cols, const char *pin) {
     const tess_op *op = tess_op_find(op_name);
     tess_task t = rowwise_task(op_name, TESS_BF16, rows, cols, NULL);
-    tess_space *s = NULL;
-    CHECK_OK(tess_op_space(op, &t, dev, &s));
-    if (!s) return;
-    CHECK_OK(tess_space_pin(s, pin));
     tess_config c;
-    tess_space_default(s, &c);
-    CHECK_MSG(tess_space_valid(s, &c), "%s %s: %s", op_name, pin, tess_space_violation(s, &c));
+    tess_space *s = pinned_space(op, &t, dev, pin, &c);
+    if (!s) return;
     tess_space_destroy(s);
     outcomes o = evaluate(be, dev, op, &t, &c, 1);
     CHECK_MSG(o.n[TESS_RESULT_OK] == 1, "%s %lldx%lld %s: %s", op_name, (long long)rows, (long long)cols, pin, o.message);

@@ -91,14 +91,11 @@ static void compile_pinned(const tess_backend_ops *be, const tess_device *dev, c
                            const int64_t *shape, const char *pin) {
     tess_task t;
     CHECK_OK(tess_op_make_task(op, dtype, dtype, dtype, shape, 2, "error_budget=0.001", &t));
-    tess_space *s = NULL;
-    CHECK_OK(tess_op_space(op, &t, dev, &s));
-    if (!s) return;
-    CHECK_OK(tess_space_pin(s, pin));
     tess_config c;
-    tess_space_default(s, &c);
+    tess_space *s = pinned_space(op, &t, dev, pin, &c);
+    if (!s) return;
     int compiled = 0;
-    if (tess_space_valid(s, &c)) compile_config(be, dev, op, &t, s, &c, &compiled);
+    compile_config(be, dev, op, &t, s, &c, &compiled);
     CHECK_MSG(compiled == 1, "%s %s: not compiled", op->name, pin);
     tess_space_destroy(s);
 }
