@@ -33,10 +33,14 @@ void tess_task_profile_init(tess_task_profile *p, const tess_task *t, const tess
 }
 
 double tess_task_similarity(const tess_task_profile *a, const tess_task_profile *b) {
-    /* weights per feature: shape and size matter most; device features are
-     * compared through the device term below as well */
-    static const double w[TESS_TASK_NFEATURES] = {1.0, 0.7, 0.5, 0.2, 0.6, 0.3, 0.2,
-                                                  2.0, 1.5, 0.3, 0.5, 0.4, 0.3, 0.3};
+    /* weights per feature: shape matters most; device features are compared
+     * through the device term below as well. The point count and the bytes
+     * (features 4 and 9) are sums of the extents' logs, so they carry no weight
+     * of their own: weighted, they counted a grid's size difference three
+     * times, and a grid 4x finer on each axis (1 degree x 30 levels against
+     * 0.25 degrees x 137) fell below TESS_WARM_MIN_SIMILARITY. */
+    static const double w[TESS_TASK_NFEATURES] = {1.0, 0.7, 0.5, 0.2, 0.0, 0.3, 0.2,
+                                                  2.0, 1.5, 0.0, 0.5, 0.4, 0.3, 0.3};
     double d = 0;
     for (int i = 0; i < TESS_TASK_NFEATURES; i++) {
         double diff = a->f[i] - b->f[i];

@@ -131,8 +131,9 @@ static void test_build(void) {
     CHECK_OK(tess_warm_start_build(db, &p, s, 4, 2, &w));
     CHECK(w.nsources == 2 && w.sources[0].similarity > w.sources[1].similarity);
     CHECK(w.nsources == 2 && strcmp(w.sources[0].task_key, "heat3d:f32:256x256x256") == 0);
-    /* the near task takes the first slots (64, 128, 32), then the far one's 256 */
-    int want[] = {1, 2, 0, 3};
+    /* slots in proportion to similarity (near 0.97, far 0.62): the near task's
+     * 64, the far one's 256, the near task's 128, the far one's 32 */
+    int want[] = {1, 3, 2, 0};
     CHECK_MSG(w.n == 4, "%d warm configs", w.n);
     for (int i = 0; i < w.n && i < 4; i++) CHECK_MSG(w.configs[i].v[0] == want[i], "config %d: %d", i, w.configs[i].v[0]);
     /* one prior per config, the most similar source's fastest: 64 (1.0, not
