@@ -6,7 +6,7 @@
 #include "core/strbuf.h"
 #include "gen_cuda.h"
 
-#define TESS_CUDA_MAX_DZ 8   /* offsets reach at most this far */
+#define TESS_CUDA_MAX_DZ TESS_SPEC_MAX_REACH   /* offsets reach at most this far once intermediates are inlined */
 
 /* What each field needs. */
 typedef struct tess_cuda_use {
