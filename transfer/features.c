@@ -18,29 +18,27 @@ void tess_task_profile_init(tess_task_profile *p, const tess_task *t, const tess
     double size = (double)tess_dtype_size(t->dtype);
     double bytes = op ? op->bytes(op, t) : 2 * elements * size;
     double flops = op ? op->flops(op, t) : elements;
+    /* no feature of its own for the point count or the bytes: both follow
+     * from the extents (and the dtype), and a second and third term for them
+     * counted a grid's size difference three times (a 1-degree x 30-level
+     * grid against 0.25 degrees x 137 fell below TESS_WARM_MIN_SIMILARITY) */
     double *f = p->f;
     for (int i = 0; i < 4; i++) f[i] = log2p(ext[i]);
-    f[4] = log2p(elements);
-    f[5] = log2p(ext[0] / ext[1]);
-    f[6] = log2p(ext[1] / ext[2]);
-    f[7] = t->ndim;
-    f[8] = log2p(size);
-    f[9] = log2p(bytes);
-    f[10] = log2p(flops / (bytes > 0 ? bytes : 1));
-    f[11] = dev ? log2p(dev->units) : 0;
-    f[12] = dev ? log2p((double)dev->l2_bytes) : 0;
-    f[13] = dev ? log2p(dev->ceiling[TESS_CEILING_COPY].value) : 0;
+    f[4] = log2p(ext[0] / ext[1]);
+    f[5] = log2p(ext[1] / ext[2]);
+    f[6] = t->ndim;
+    f[7] = log2p(size);
+    f[8] = log2p(flops / (bytes > 0 ? bytes : 1));
+    f[9] = dev ? log2p(dev->units) : 0;
+    f[10] = dev ? log2p((double)dev->l2_bytes) : 0;
+    f[11] = dev ? log2p(dev->ceiling[TESS_CEILING_COPY].value) : 0;
 }
 
 double tess_task_similarity(const tess_task_profile *a, const tess_task_profile *b) {
-    /* weights per feature: shape matters most; device features are compared
-     * through the device term below as well. The point count and the bytes
-     * (features 4 and 9) are sums of the extents' logs, so they carry no weight
-     * of their own: weighted, they counted a grid's size difference three
-     * times, and a grid 4x finer on each axis (1 degree x 30 levels against
-     * 0.25 degrees x 137) fell below TESS_WARM_MIN_SIMILARITY. */
-    static const double w[TESS_TASK_NFEATURES] = {1.0, 0.7, 0.5, 0.2, 0.0, 0.3, 0.2,
-                                                  2.0, 1.5, 0.0, 0.5, 0.4, 0.3, 0.3};
+    /* weights per feature: shape matters most; device features are
+     * compared through the device term below as well */
+    static const double w[TESS_TASK_NFEATURES] = {1.0, 0.7, 0.5, 0.2, 0.3, 0.2,
+                                                  2.0, 1.5, 0.5, 0.4, 0.3, 0.3};
     double d = 0;
     for (int i = 0; i < TESS_TASK_NFEATURES; i++) {
         double diff = a->f[i] - b->f[i];

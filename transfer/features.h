@@ -11,7 +11,8 @@
 #include "core/op.h"
 #include "core/task.h"
 
-#define TESS_TASK_NFEATURES 14
+#define TESS_TASK_NFEATURES 12
+#define TESS_TASK_DEVICE_FEATURES 9   /* features from this index on describe the device */
 
 typedef struct tess_task_profile {
     tess_task task;

@@ -134,7 +134,8 @@ static int collect_task(const tess_task_summary *s, void *user) {
     tess_task_profile_init(&p, &t, op, NULL, s->device_key);
     /* device features are only known for the target's device: reuse them, the
      * device term of the similarity accounts for a different device */
-    memcpy(p.f + 11, g->target->f + 11, 3 * sizeof(double));
+    memcpy(p.f + TESS_TASK_DEVICE_FEATURES, g->target->f + TESS_TASK_DEVICE_FEATURES,
+           (TESS_TASK_NFEATURES - TESS_TASK_DEVICE_FEATURES) * sizeof(double));
     if (g->n == g->cap) {
         int cap = g->cap ? 2 * g->cap : 32;
         candidate *nc = realloc(g->c, (size_t)cap * sizeof *nc);
